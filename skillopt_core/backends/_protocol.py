@@ -1,0 +1,110 @@
+"""The backend protocol: one call, ``complete(request) -> Completion``.
+
+Every model the optimizer talks to (an API, a harness CLI, the deterministic mock) implements it.
+Roles (optimizer vs target) are just two configured backends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal, Protocol, runtime_checkable
+
+Role = Literal["system", "user", "assistant"]
+
+EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class Message:
+    role: Role
+    content: str
+
+
+@dataclass(frozen=True)
+class CompletionRequest:
+    """A single model call.
+
+    ``purpose`` names the pipeline stage ("rollout", "reflect", "slow_update", "judge", ...).
+    ``metadata`` carries structured context that real backends ignore; the deterministic mock
+    world reads it instead of parsing prose (like a simulator reading its own state).
+    ``json_schema``, when set, asks for a JSON reply matching it.
+    """
+
+    messages: tuple[Message, ...]
+    system: str | None = None
+    max_tokens: int = 2048
+    temperature: float = 0.0
+    json_schema: Mapping[str, Any] | None = None
+    purpose: str = "generic"
+    metadata: Mapping[str, Any] = field(default=EMPTY)
+
+    @classmethod
+    def of(cls, prompt: str, **kwargs: Any) -> CompletionRequest:
+        return cls(messages=(Message("user", prompt),), **kwargs)
+
+    @property
+    def prompt_text(self) -> str:
+        """All message text joined, for backends that take a single prompt (CLIs) and for estimates."""
+        parts = [self.system] if self.system else []
+        parts.extend(m.content for m in self.messages)
+        return "\n\n".join(parts)
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens)
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    usage: Usage = Usage()
+    cost_usd: float = 0.0
+    model: str = ""
+    latency_s: float = 0.0
+
+
+class BackendError(RuntimeError):
+    """A backend could not produce a completion. ``hint`` tells the user what to do."""
+
+    def __init__(self, message: str, *, hint: str = "") -> None:
+        super().__init__(message)
+        self.hint = hint
+
+    def __str__(self) -> str:
+        base = super().__str__()
+        return f"{base}\n  fix: {self.hint}" if self.hint else base
+
+
+class BackendUnavailable(BackendError):
+    """The backend is down, unauthenticated or misconfigured: fail the run loudly, never score 0."""
+
+
+class BudgetExceeded(BackendError):
+    """A hard budget (calls / tokens / USD) would be exceeded by the next call."""
+
+
+class HandoffPending(BackendError):
+    """Prompts were written for an outside agent to answer; the run resumes on the next invocation."""
+
+
+@runtime_checkable
+class Backend(Protocol):
+    name: str
+    model: str
+
+    def complete(self, request: CompletionRequest) -> Completion: ...
+
+    def health_check(self) -> None:
+        """Raise BackendUnavailable with a fix-it hint when the backend cannot work."""
+        ...
