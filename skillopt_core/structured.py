@@ -1,0 +1,130 @@
+"""Structured (JSON) replies: repair near-JSON, validate against a schema, re-ask once.
+
+Models wrap JSON in prose or code fences, leave trailing commas, or stop mid-object. We repair what
+is safely repairable, validate with jsonschema, and otherwise raise a clear error — callers decide
+whether to drop the work item (reflection) or fail the run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+import jsonschema
+
+from skillopt_core.backends._protocol import Backend, CompletionRequest, Message
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*\n(.*?)```", re.DOTALL)
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+
+
+class StructuredReplyError(ValueError):
+    """The reply could not be read as JSON matching the schema (even after repair)."""
+
+    def __init__(self, message: str, *, reply: str = "") -> None:
+        super().__init__(message)
+        self.reply = reply
+
+
+def _candidates(text: str) -> list[str]:
+    """Plausible JSON substrings, most specific first."""
+    found = [m.group(1) for m in _FENCE.finditer(text)]
+    stripped = text.strip()
+    found.append(stripped)
+    for opener, closer in (("{", "}"), ("[", "]")):
+        start = stripped.find(opener)
+        end = stripped.rfind(closer)
+        if start != -1 and end > start:
+            found.append(stripped[start : end + 1])
+        if start != -1:
+            found.append(stripped[start:])
+    return found
+
+
+def _close_truncated(text: str) -> str:
+    """Close strings, arrays and objects left open by a reply that stopped early."""
+    stack: list[str] = []
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "{[":
+            stack.append("}" if char == "{" else "]")
+        elif char in "}]" and stack:
+            stack.pop()
+    repaired = text + ('"' if in_string else "")
+    repaired = re.sub(r",\s*$", "", repaired.rstrip())
+    return repaired + "".join(reversed(stack))
+
+
+def _loads_lenient(text: str) -> Any:
+    for attempt in (text, _TRAILING_COMMA.sub(r"\1", text)):
+        try:
+            return json.loads(attempt)
+        except json.JSONDecodeError:
+            continue
+    return json.loads(_TRAILING_COMMA.sub(r"\1", _close_truncated(text)))
+
+
+def parse_json_reply(text: str, schema: Mapping[str, Any] | None = None) -> Any:
+    """Parse ``text`` as JSON (repairing fences, prose, trailing commas, truncation) and validate."""
+    errors: list[str] = []
+    for candidate in _candidates(text):
+        try:
+            value = _loads_lenient(candidate)
+        except json.JSONDecodeError as exc:
+            errors.append(f"not JSON: {exc.msg}")
+            continue
+        if schema is not None:
+            try:
+                jsonschema.validate(value, schema)
+            except jsonschema.ValidationError as exc:
+                path = "/".join(str(p) for p in exc.absolute_path) or "(root)"
+                errors.append(f"schema: {exc.message} at {path}")
+                continue
+        return value
+    detail = errors[-1] if errors else "empty reply"
+    raise StructuredReplyError(f"reply is not valid JSON for the schema ({detail})", reply=text)
+
+
+def complete_json(
+    backend: Backend,
+    request: CompletionRequest,
+    schema: Mapping[str, Any],
+    *,
+    reask: int = 1,
+) -> Any:
+    """Call ``backend`` for a JSON reply; on a bad reply, re-ask (showing the error) up to ``reask`` times."""
+    request = replace(request, json_schema=schema)
+    completion = backend.complete(request)
+    for attempt in range(reask + 1):
+        try:
+            return parse_json_reply(completion.text, schema)
+        except StructuredReplyError as exc:
+            if attempt == reask:
+                raise
+            correction = (
+                f"Your previous reply could not be used: {exc}. Reply again with only a JSON "
+                f"value matching this schema:\n{json.dumps(dict(schema))}"
+            )
+            request = replace(
+                request,
+                messages=(
+                    *request.messages,
+                    Message("assistant", completion.text),
+                    Message("user", correction),
+                ),
+                metadata={**request.metadata, "reask": attempt + 1},
+            )
+            completion = backend.complete(request)
+    raise AssertionError("unreachable")  # pragma: no cover
