@@ -38,7 +38,7 @@ class CompletionRequest:
     temperature: float = 0.0
     json_schema: Mapping[str, Any] | None = None
     purpose: str = "generic"
-    metadata: Mapping[str, Any] = field(default=EMPTY)
+    metadata: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
 
     @classmethod
     def of(cls, prompt: str, **kwargs: Any) -> CompletionRequest:
