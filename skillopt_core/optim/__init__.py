@@ -1,0 +1,1 @@
+"""The optimizer's update rule: schedule, aggregate, select, reflect, gate and the trainer."""
