@@ -1,0 +1,60 @@
+"""Terminal rendering for `skillopt train`: a live step bar and the closing summary."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from skillopt_core.optim.trainer import StepCallback
+from skillopt_core.training import TrainingSummary
+
+
+@contextmanager
+def step_progress(enabled: bool = True) -> Iterator[StepCallback]:
+    """Yield an ``on_step`` callback that advances a progress line (silent when disabled)."""
+    if not enabled:
+        yield lambda record: None
+        return
+    console = Console(stderr=True)
+    with Progress(
+        TextColumn("[bold]training"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[status]}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("train", total=None, status="")
+
+        def on_step(record: dict[str, Any]) -> None:
+            verdict = "accepted" if record.get("accepted") else record.get("decision", "")
+            progress.update(task, completed=record["step"] + 1, status=f"step {record['step']}: {str(verdict)[:60]}")
+
+        yield on_step
+
+
+def render_summary(summary: TrainingSummary) -> None:
+    console = Console()
+    table = Table(title=f"SkillOpt run {summary.run_dir}  (optimizer {summary.optimizer}, target {summary.target})")
+    for column in ("split", "baseline hard", "final hard", "baseline soft", "final soft"):
+        table.add_column(column)
+    for split in ("val", "test"):
+        b, f = summary.baseline[split], summary.final[split]
+        table.add_row(split, f"{b.hard:.3f}", f"{f.hard:.3f}", f"{b.soft:.3f}", f"{f.soft:.3f}")
+    console.print(table)
+    console.print(f"[green]accepted edits ({len(summary.accepted)}):")
+    for edit in summary.accepted:
+        console.print(f"  + step {edit['step']}: {edit['op']} {(edit['content'] or edit['anchor']).strip()[:90]}")
+    console.print(f"[red]rejected edits ({len(summary.rejected)}):")
+    for entry in summary.rejected[:15]:
+        edit = entry["edit"]
+        console.print(f"  - step {entry['step']}: {edit['op']} {(edit['content'] or edit['anchor']).strip()[:80]} (Δ {entry['delta']:+.3f})")
+    if summary.stopped_reason:
+        console.print(f"[yellow]stopped early: {summary.stopped_reason}")
+    console.print(f"best skill: {summary.best_skill_path}")

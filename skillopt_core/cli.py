@@ -1,0 +1,195 @@
+"""`skillopt`: train and evaluate skill documents with the SkillOpt loop.
+
+Exit codes: 0 ok, 1 error, 2 usage error, 3 handoff pending (answer the prompts, re-run),
+4 stopped by a budget limit (what was learned so far is saved).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+EXIT_ERROR, EXIT_USAGE, EXIT_HANDOFF, EXIT_BUDGET = 1, 2, 3, 4
+
+app = typer.Typer(
+    name="skillopt",
+    help=(
+        "Train a skill document for a frozen agent with bounded, validation-gated edits.\n\n"
+        "Example (offline, no API key):\n\n"
+        "  skillopt train --split-dir skillopt_core/data/toy --out-root runs/toy --backend mock\n\n"
+        "Exit codes: 0 ok, 1 error, 2 usage, 3 handoff pending, 4 budget limit reached."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+BackendOpt = typer.Option("mock", "--backend", help="Backend for both roles: NAME or NAME:MODEL (mock, openai:gpt-5.5, claude-cli:sonnet, ...).")
+OptimizerOpt = typer.Option(None, "--optimizer", help="Optimizer-role backend (overrides --backend), e.g. openai:gpt-5.5.")
+TargetOpt = typer.Option(None, "--target", help="Target-role backend (overrides --backend), e.g. claude-cli:sonnet.")
+OptionOpt = typer.Option([], "--option", help="Backend option KEY=VALUE for both roles (repeatable), e.g. base_url=http://127.0.0.1:8000/v1.")
+SplitDirOpt = typer.Option(..., "--split-dir", help="Directory with train/, val/ and test/ items.json.", exists=True, file_okay=False)
+JsonOpt = typer.Option(False, "--json", help="Print a JSON summary instead of tables.")
+
+
+def _parse_options(pairs: list[str]) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise typer.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint="--option")
+        options[key.strip()] = value
+    return options
+
+
+def _fail(message: str, code: int = EXIT_ERROR) -> typer.Exit:
+    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
+    return typer.Exit(code)
+
+
+def _open_roles(backend: str, target: Optional[str], options: dict[str, Any]) -> Any:
+    from skillopt_core.backends import BackendError
+    from skillopt_core.backends.runtime import open_roles
+    from skillopt_core.registry import UnknownEntryError
+
+    try:
+        return open_roles(backend, target or backend, options)
+    except (UnknownEntryError, ValueError) as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+    except BackendError as exc:
+        raise _fail(f"backend not usable: {exc}") from None
+
+
+@app.command()
+def train(
+    split_dir: Path = SplitDirOpt,
+    out_root: Path = typer.Option(..., "--out-root", help="Run directory; re-running the same command resumes it."),
+    config: Optional[Path] = typer.Option(None, "--config", help="TOML config (see skillopt_core/config.py for keys).", exists=True, dir_okay=False),
+    backend: str = BackendOpt,
+    optimizer: Optional[str] = OptimizerOpt,
+    target: Optional[str] = TargetOpt,
+    option: list[str] = OptionOpt,
+    seed_skill: Optional[Path] = typer.Option(None, "--seed-skill", help="Starting skill (default: seed_skill.md in the split dir, else empty).", exists=True, dir_okay=False),
+    epochs: Optional[int] = typer.Option(None, "--epochs", min=1, help="Epochs (paper default 4)."),
+    batch_size: Optional[int] = typer.Option(None, "--batch-size", min=1, help="Rollout batch per step (default 40)."),
+    minibatch_size: Optional[int] = typer.Option(None, "--minibatch-size", min=1, help="Reflection minibatch (default 8)."),
+    eval_samples: Optional[int] = typer.Option(None, "--eval-samples", min=1, help="Samples per item when gating (default 1)."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seed for batching and the mock world."),
+    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Parallel model calls (default 8)."),
+    max_calls: Optional[int] = typer.Option(None, "--max-calls", min=0, help="Hard limit on model calls for this run."),
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=0, help="Hard limit on tokens (in + out)."),
+    max_usd: Optional[float] = typer.Option(None, "--max-usd", min=0.0, help="Hard limit on estimated cost in USD."),
+    as_json: bool = JsonOpt,
+) -> None:
+    """Train a skill on a split: rollout -> reflect -> bounded edits -> gate, for N epochs."""
+    from skillopt_core.training import TrainRequest, resolve_config
+
+    request = TrainRequest(
+        split_dir=split_dir,
+        out_root=out_root,
+        config_path=config,
+        backend=backend,
+        optimizer=optimizer,
+        target=target,
+        options=_parse_options(option),
+        seed_skill=seed_skill,
+        overrides={
+            "epochs": epochs, "batch_size": batch_size, "minibatch_size": minibatch_size,
+            "eval_samples": eval_samples, "seed": seed, "workers": workers,
+        },
+        limits={"max_calls": max_calls, "max_tokens": max_tokens, "max_usd": max_usd},
+    )
+    from skillopt_core.config import ConfigError
+
+    try:
+        train_config = resolve_config(request)
+    except (ConfigError, TypeError) as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+    raise typer.Exit(_run_training(request, train_config, as_json))
+
+
+def _run_training(request: Any, train_config: Any, as_json: bool) -> int:
+    from skillopt_core._train_view import render_summary, step_progress
+    from skillopt_core.backends import BackendError, HandoffPending
+    from skillopt_core.config import ConfigError
+    from skillopt_core.envs.qa import SplitFormatError
+    from skillopt_core.registry import UnknownEntryError
+    from skillopt_core.training import open_run_roles, run_training, summary_json
+
+    try:
+        roles = open_run_roles(request, train_config)
+    except (UnknownEntryError, ValueError) as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+    except BackendError as exc:
+        raise _fail(f"backend not usable: {exc}") from None
+    try:
+        with step_progress(enabled=not as_json) as on_step:
+            summary = run_training(request, roles, train_config, on_step)
+    except HandoffPending as exc:
+        typer.echo(str(exc), err=True)
+        return EXIT_HANDOFF
+    except (ConfigError, SplitFormatError) as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+    except BackendError as exc:
+        raise _fail(f"the run stopped: {exc}") from None
+    if as_json:
+        typer.echo(json.dumps(summary_json(summary), indent=2))
+    else:
+        render_summary(summary)
+    return EXIT_BUDGET if summary.stopped_reason else 0
+
+
+@app.command("eval")
+def evaluate(
+    skill: Path = typer.Option(..., "--skill", help="Skill document to evaluate.", exists=True, dir_okay=False),
+    split_dir: Path = SplitDirOpt,
+    split: str = typer.Option("all", "--split", help="valid_unseen (test) | valid_seen (val) | train | all."),
+    backend: str = BackendOpt,
+    target: Optional[str] = TargetOpt,
+    option: list[str] = OptionOpt,
+    samples: int = typer.Option(1, "--samples", min=1, help="Rollouts per item (scores are averaged)."),
+    workers: int = typer.Option(8, "--workers", min=1, help="Parallel model calls."),
+    as_json: bool = JsonOpt,
+) -> None:
+    """Score a skill on one or all splits without training."""
+    from skillopt_core.envs import create_environment
+    from skillopt_core.envs.base import canonical_split
+    from skillopt_core.envs.qa import SplitFormatError
+    from skillopt_core.optim.evaluate import Evaluator
+
+    splits = ["train", "val", "test"] if split == "all" else [split]
+    try:
+        for name in splits:
+            canonical_split(name)
+    except ValueError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+    roles = _open_roles(backend, target, _parse_options(option))
+    env = create_environment("qa", {"split_dir": split_dir})
+    evaluator = Evaluator(env, roles.target, samples=samples, workers=workers)
+    text = skill.read_text(encoding="utf-8")
+    results = {}
+    try:
+        for name in splits:
+            result = evaluator.evaluate(text, canonical_split(name))
+            results[name] = {"hard": result.hard, "soft": result.soft, "n": result.n}
+    except SplitFormatError as exc:
+        raise _fail(str(exc)) from None
+    if as_json:
+        typer.echo(json.dumps({"skill": str(skill), "target": str(target or backend), "splits": results}, indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{skill} on {target or backend}")
+    for column in ("split", "hard (EM)", "soft (F1)", "items"):
+        table.add_column(column)
+    for name, r in results.items():
+        table.add_row(name, f"{r['hard']:.3f}", f"{r['soft']:.3f}", str(r["n"]))
+    Console().print(table)
+
+
+def main() -> None:
+    app()

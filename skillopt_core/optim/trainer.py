@@ -1,0 +1,289 @@
+"""The SkillOpt training loop: epochs x batches of rollout -> reflect -> aggregate -> select ->
+update -> gate, with slow/meta updates at epoch boundaries.
+
+Resumable: after every completed step the whole loop state is written atomically to
+``runtime_state.json``; re-running the same command continues after the last completed step and,
+because every random choice is derived from (seed, epoch, step), ends with the same skill.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from skillopt_core.backends._protocol import BudgetExceeded
+from skillopt_core.backends.runtime import Roles
+from skillopt_core.config import ConfigError, TrainConfig
+from skillopt_core.envs.base import Environment
+from skillopt_core.optim.aggregate import aggregate
+from skillopt_core.optim.buffer import RejectedBuffer
+from skillopt_core.optim.evaluate import Evaluator
+from skillopt_core.optim.gate import decide
+from skillopt_core.optim.reflect import make_minibatches, reflect_all
+from skillopt_core.optim.select import select_edits
+from skillopt_core.optim.slow import meta_update, slow_update
+from skillopt_core.records import Decision, Item
+from skillopt_core.rundir import RunDir, atomic_write_json, atomic_write_text, read_json
+from skillopt_core.skill import apply_edits
+
+STATE_VERSION = 1
+
+
+@dataclass
+class LoopState:
+    """Everything needed to resume; serialised after each completed step."""
+
+    next_step: int = 0
+    epochs_closed: int = 0
+    skill_version: int = 0
+    current_skill: str = ""
+    best_skill: str = ""
+    epoch_start_skill: str = ""
+    meta_notes: str = ""
+    rejected: list[dict[str, Any]] = field(default_factory=list)
+    accepted: list[dict[str, Any]] = field(default_factory=list)
+    stopped_reason: str = ""
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    best_skill: str
+    history: list[dict[str, Any]]
+    stopped_reason: str  # "" when all epochs ran, "budget" when a hard limit ended the run
+    accepted: list[dict[str, Any]]
+    rejected: list[dict[str, Any]]
+
+
+StepCallback = Callable[[dict[str, Any]], None]
+
+
+class Trainer:
+    def __init__(
+        self,
+        config: TrainConfig,
+        env: Environment,
+        roles: Roles,
+        run_dir: RunDir,
+        seed_skill: str,
+        on_step: StepCallback | None = None,
+    ) -> None:
+        self.config = config
+        self.env = env
+        self.roles = roles
+        self.run = run_dir
+        self.seed_skill = seed_skill
+        self.on_step = on_step or (lambda record: None)
+        self._cache: dict[str, dict[str, Any]] = read_json(run_dir.eval_cache, {}) or {}
+        self.evaluator = Evaluator(
+            env,
+            roles.target,
+            samples=config.eval_samples,
+            workers=config.workers,
+            cache=self._cache,
+            on_change=lambda: atomic_write_json(run_dir.eval_cache, self._cache),
+        )
+        self.history: list[dict[str, Any]] = read_json(run_dir.history, []) or []
+        self.state = self._load_state()
+        self.rejected = RejectedBuffer.from_json(self.state.rejected)
+
+    def _load_state(self) -> LoopState:
+        saved_config = read_json(self.run.config)
+        identity = {"version": STATE_VERSION, **self.config.training_identity()}
+        if saved_config is not None:
+            saved_identity = {k: v for k, v in saved_config.items() if k not in ("workers", "backends")}
+            if saved_identity != identity:
+                raise ConfigError(
+                    f"{self.run.root} holds a run with different settings; "
+                    "re-run with the same config to resume, or choose a new --out-root"
+                )
+        raw = read_json(self.run.state)
+        if raw is None:
+            atomic_write_json(self.run.config, {**identity, "workers": self.config.workers})
+            state = LoopState(
+                current_skill=self.seed_skill,
+                best_skill=self.seed_skill,
+                epoch_start_skill=self.seed_skill,
+            )
+            atomic_write_text(self.run.skill_version(0), self.seed_skill)
+            return state
+        return LoopState(**raw)
+
+    def _save(self) -> None:
+        self.state.rejected = self.rejected.to_json()
+        atomic_write_json(self.run.history, self.history)
+        atomic_write_text(self.run.best_skill, self.state.best_skill)
+        atomic_write_json(self.run.state, asdict(self.state))
+
+    @property
+    def steps_per_epoch(self) -> int:
+        return max(1, math.ceil(len(self.env.items("train")) / self.config.batch_size))
+
+    @property
+    def total_steps(self) -> int:
+        return self.steps_per_epoch * self.config.epochs
+
+    def _batch(self, step: int) -> list[Item]:
+        epoch, index = divmod(step, self.steps_per_epoch)
+        items = list(self.env.items("train"))
+        random.Random(self.config.seed * 1_000_003 + epoch).shuffle(items)
+        size = self.config.batch_size
+        return items[index * size : (index + 1) * size]
+
+    def fit(self) -> TrainResult:
+        try:
+            while self.state.next_step < self.total_steps:
+                step = self.state.next_step
+                epoch = step // self.steps_per_epoch
+                if epoch > self.state.epochs_closed:
+                    self._close_epoch(self.state.epochs_closed)
+                    continue
+                record = self._step(step, epoch)
+                self.history.append(record)
+                self.state.next_step = step + 1
+                self._save()
+                self.on_step(record)
+            if self.state.epochs_closed < self.config.epochs:
+                self._close_epoch(self.config.epochs - 1)
+        except BudgetExceeded as exc:
+            self.state.stopped_reason = f"budget: {exc}"
+            self._save()
+        return TrainResult(
+            self.state.best_skill, self.history, self.state.stopped_reason, self.state.accepted, self.rejected.to_json()
+        )
+
+    def _gate(self, candidate: str) -> tuple[Decision, float]:
+        current = self.evaluator.evaluate(self.state.current_skill, "val")
+        proposed = self.evaluator.evaluate(candidate, "val")
+        decision = decide(current, proposed, self.config.gate)
+        return decision, decision.candidate - decision.current
+
+    def _accept(self, candidate: str) -> int:
+        self.state.current_skill = candidate
+        self.state.best_skill = candidate
+        self.state.skill_version += 1
+        atomic_write_text(self.run.skill_version(self.state.skill_version), candidate)
+        return self.state.skill_version
+
+    def _step(self, step: int, epoch: int) -> dict[str, Any]:
+        cfg = self.config
+        step_dir = self.run.step(step)
+        budget = cfg.lr.budget(step, self.total_steps)
+        skill = self.state.current_skill
+        scored = self.evaluator.run(skill, self._batch(step))
+        atomic_write_json(
+            step_dir / "rollouts.json",
+            [
+                {"item_id": s.item.id, "response": s.rollout.response, "hard": s.score.hard,
+                 "soft": s.score.soft, "reason": s.score.reason}
+                for s in scored
+            ],
+        )
+        outcomes = reflect_all(
+            self.roles.optimizer,
+            skill,
+            make_minibatches(scored, cfg.minibatch_size),
+            budget=budget,
+            rejected=self.rejected,
+            meta_notes=self.state.meta_notes if cfg.meta_skill else "",
+            step=step,
+            workers=cfg.workers,
+        )
+        proposed = [e for o in outcomes for e in o.edits]
+        merged = aggregate(proposed)
+        selected = select_edits(merged, budget, self.rejected.blocked_keys())
+        atomic_write_json(
+            step_dir / "patches.json",
+            {
+                "budget": budget,
+                "minibatches": [
+                    {"kind": o.minibatch.kind, "index": o.minibatch.index, "size": len(o.minibatch.cases),
+                     "edits": [e.to_json() for e in o.edits], "dropped": o.dropped_reason}
+                    for o in outcomes
+                ],
+                "merged": [e.to_json() for e in merged],
+                "selected": [e.to_json() for e in selected],
+            },
+        )
+        record: dict[str, Any] = {
+            "step": step,
+            "epoch": epoch,
+            "lr_budget": budget,
+            "train_hard": sum(s.score.hard for s in scored) / max(1, len(scored)),
+            "failures": sum(1 for s in scored if s.score.hard < 1.0),
+            "proposed": len(proposed),
+            "selected": len(selected),
+            "dropped_minibatches": [o.dropped_reason for o in outcomes if o.dropped_reason],
+            "accepted": False,
+        }
+        if not selected:
+            record["decision"] = "no edits to try"
+            return record
+        report = apply_edits(skill, selected)
+        atomic_write_json(
+            step_dir / "apply_report.json",
+            [{"edit": o.edit.to_json(), "applied": o.applied, "reason": o.reason} for o in report.outcomes],
+        )
+        applied = list(report.applied)
+        record["applied"] = len(applied)
+        if not applied or report.text == skill:
+            record["decision"] = "no edit applied"
+            return record
+        atomic_write_text(step_dir / "candidate.md", report.text)
+        decision, delta = self._gate(report.text)
+        atomic_write_json(step_dir / "gate.json", asdict(decision))
+        record.update(decision=decision.reason, val_current=decision.current, val_candidate=decision.candidate)
+        if decision.accepted:
+            record["accepted"] = True
+            record["skill_version"] = self._accept(report.text)
+            self.state.accepted.extend({**e.to_json(), "step": step, "delta": delta} for e in applied)
+        else:
+            self.rejected.add(applied, delta, step)
+            record["rejected_edits"] = [e.to_json() for e in applied]
+        return record
+
+    def _close_epoch(self, epoch: int) -> None:
+        cfg = self.config
+        if cfg.slow_update:
+            self._slow_update(epoch)
+        if cfg.meta_skill:
+            notes = meta_update(
+                self.roles.optimizer, self.state.meta_notes, self.state.accepted, self.rejected.for_prompt(30)
+            )
+            self.state.meta_notes = notes
+            atomic_write_text(self.run.meta(epoch) / "meta_skill.md", notes + "\n")
+        self.state.epochs_closed = epoch + 1
+        self.state.epoch_start_skill = self.state.current_skill
+        self._save()
+
+    def _slow_update(self, epoch: int) -> None:
+        items = self.env.items("train")[: max(self.config.batch_size, 1)]
+        update = slow_update(
+            self.roles.optimizer, self.evaluator, self.state.epoch_start_skill, self.state.current_skill, items, epoch
+        )
+        log: dict[str, Any] = {
+            "epoch": epoch,
+            "guidance": update.guidance,
+            "improved": list(update.improved),
+            "regressed": list(update.regressed),
+            "persistent": list(update.persistent),
+            "mode": "gated" if self.config.slow_update_gated else "force-accept",
+        }
+        if update.candidate is not None and update.candidate != self.state.current_skill:
+            if self.config.slow_update_gated:
+                decision, _ = self._gate(update.candidate)
+                log["decision"] = asdict(decision)
+                accepted = decision.accepted
+            else:
+                accepted = True
+            if accepted:
+                log["skill_version"] = self._accept(update.candidate)
+            log["accepted"] = accepted
+        else:
+            log["accepted"] = False
+        atomic_write_json(self.run.slow_update(epoch) / "slow_update.json", log)
+        if update.candidate is not None:
+            atomic_write_text(self.run.slow_update(epoch) / "candidate.md", update.candidate)
+

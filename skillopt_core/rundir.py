@@ -1,0 +1,77 @@
+"""The run directory: where a training run keeps its artifacts and its resume state.
+
+Every write is atomic (temp file + rename), so a run killed at any moment leaves either the old or
+the new version of each file, never a torn one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_json(path: Path, data: Any) -> None:
+    atomic_write_text(path, json.dumps(data, indent=2, sort_keys=False, default=str) + "\n")
+
+
+def read_json(path: Path, default: Any = None) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return default
+
+
+class RunDir:
+    """Named paths of the run layout (see README): config, history, state, skills, steps, epochs."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+
+    @property
+    def config(self) -> Path:
+        return self.root / "config.json"
+
+    @property
+    def history(self) -> Path:
+        return self.root / "history.json"
+
+    @property
+    def state(self) -> Path:
+        return self.root / "runtime_state.json"
+
+    @property
+    def best_skill(self) -> Path:
+        return self.root / "best_skill.md"
+
+    @property
+    def eval_cache(self) -> Path:
+        return self.root / "eval_cache.json"
+
+    def skill_version(self, version: int) -> Path:
+        return self.root / "skills" / f"skill_v{version:04d}.md"
+
+    def step(self, step: int) -> Path:
+        return self.root / "steps" / f"step_{step:04d}"
+
+    def slow_update(self, epoch: int) -> Path:
+        return self.root / "slow_update" / f"epoch_{epoch:02d}"
+
+    def meta(self, epoch: int) -> Path:
+        return self.root / "meta" / f"epoch_{epoch:02d}"

@@ -1,0 +1,114 @@
+"""Orchestrate one `skillopt train` run: config + overrides, environment, roles, trainer, summary.
+
+Raises instead of printing; the CLI maps exceptions to exit codes and renders the summary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from skillopt_core.backends.runtime import Budget, Roles, open_roles
+from skillopt_core.config import TrainConfig, load_config, validate
+from skillopt_core.envs import create_environment
+from skillopt_core.optim.trainer import StepCallback, Trainer
+from skillopt_core.rundir import RunDir, atomic_write_json
+
+
+@dataclass(frozen=True)
+class TrainRequest:
+    split_dir: Path
+    out_root: Path
+    config_path: Path | None = None
+    backend: str = "mock"
+    optimizer: str | None = None
+    target: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    seed_skill: Path | None = None
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+    limits: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SplitScores:
+    hard: float
+    soft: float
+
+
+@dataclass(frozen=True)
+class TrainingSummary:
+    run_dir: Path
+    optimizer: str
+    target: str
+    steps: int
+    stopped_reason: str
+    baseline: dict[str, SplitScores]
+    final: dict[str, SplitScores]
+    accepted: list[dict[str, Any]]
+    rejected: list[dict[str, Any]]
+    best_skill_path: Path
+
+
+def resolve_config(request: TrainRequest) -> TrainConfig:
+    config = load_config(request.config_path)
+    overrides = {k: v for k, v in request.overrides.items() if v is not None}
+    return validate(replace(config, **overrides))
+
+
+def resolve_seed_skill(request: TrainRequest, config: TrainConfig) -> str:
+    for candidate in (request.seed_skill, Path(config.seed_skill) if config.seed_skill else None,
+                      request.split_dir / "seed_skill.md"):
+        if candidate is not None and candidate.is_file():
+            return candidate.read_text(encoding="utf-8")
+    return ""
+
+
+def open_run_roles(request: TrainRequest, config: TrainConfig) -> Roles:
+    options = {"seed": config.seed, **request.options}
+    budget = Budget(**{k: v for k, v in request.limits.items() if v is not None})
+    return open_roles(request.optimizer or request.backend, request.target or request.backend, options, budget)
+
+
+def run_training(request: TrainRequest, roles: Roles, config: TrainConfig, on_step: StepCallback | None = None) -> TrainingSummary:
+    env = create_environment(config.env, {"split_dir": request.split_dir})
+    seed_skill = resolve_seed_skill(request, config)
+    run_dir = RunDir(request.out_root)
+    trainer = Trainer(config, env, roles, run_dir, seed_skill, on_step=on_step)
+    result = trainer.fit()
+    baseline, final = {}, {}
+    for split in ("val", "test"):
+        before = trainer.evaluator.evaluate(seed_skill, split)
+        after = trainer.evaluator.evaluate(result.best_skill, split)
+        baseline[split] = SplitScores(before.hard, before.soft)
+        final[split] = SplitScores(after.hard, after.soft)
+    summary = TrainingSummary(
+        run_dir=run_dir.root,
+        optimizer=f"{roles.optimizer.name}:{roles.optimizer.model}",
+        target=f"{roles.target.name}:{roles.target.model}",
+        steps=len(result.history),
+        stopped_reason=result.stopped_reason,
+        baseline=baseline,
+        final=final,
+        accepted=result.accepted,
+        rejected=result.rejected,
+        best_skill_path=run_dir.best_skill,
+    )
+    atomic_write_json(run_dir.root / "summary.json", summary_json(summary))
+    return summary
+
+
+def summary_json(summary: TrainingSummary) -> dict[str, Any]:
+    return {
+        "run_dir": str(summary.run_dir),
+        "optimizer": summary.optimizer,
+        "target": summary.target,
+        "steps": summary.steps,
+        "stopped_reason": summary.stopped_reason,
+        "baseline": {k: vars(v) for k, v in summary.baseline.items()},
+        "final": {k: vars(v) for k, v in summary.final.items()},
+        "accepted_edits": summary.accepted,
+        "rejected_edits": summary.rejected,
+        "best_skill": str(summary.best_skill_path),
+    }
