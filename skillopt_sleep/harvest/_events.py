@@ -1,0 +1,149 @@
+"""The small, harness-neutral event vocabulary every source reduces its records to.
+
+Sources turn raw transcript records into events; ``_build`` turns events into ``Session``s. Events
+are plain lists so a file's parsed state can be stored in the index and extended when the file
+grows, without re-reading the bytes already seen.
+
+Layout: ``[kind, ts, key, a, b, c, d]`` where ``ts`` is epoch seconds (UTC) or None and ``key`` an
+optional de-duplication key (e.g. a record uuid repeated across continued-session files).
+
+======== ========== ========= ============ =========
+kind     a          b         c            d
+======== ========== ========= ============ =========
+user     text
+assistant text
+call     call_id    name      input
+result   call_id    excerpt   is_error     exit_code
+interrupt
+======== ========== ========= ============ =========
+
+All text is already redacted and clipped by the source (see :func:`clip`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from skillopt_core.markers import is_engine_text
+from skillopt_core.redaction import redact
+
+USER, ASSISTANT, CALL, RESULT, INTERRUPT = "user", "assistant", "call", "result", "interrupt"
+
+Event = list[Any]
+
+# Limits on what is kept per field (characters, after redaction).
+PROMPT_CHARS = 8000
+TEXT_CHARS = 4000
+INPUT_CHARS = 400
+RESULT_CHARS = 400
+# Redaction sees this much beyond the kept length, so a secret straddling the cut is still caught.
+REDACT_MARGIN = 4096
+
+
+def clip(text: str, limit: int) -> str:
+    """Redact, then truncate to ``limit`` characters (redaction always runs first)."""
+    if not text:
+        return ""
+    window = text if len(text) <= limit + REDACT_MARGIN else text[: limit + REDACT_MARGIN]
+    cleaned = redact(window)
+    if len(cleaned) <= limit:
+        return cleaned
+    return cleaned[: limit - 1] + "…"
+
+
+def user(ts: float | None, text: str, key: str | None = None) -> Event:
+    return [USER, ts, key, clip(text, PROMPT_CHARS)]
+
+
+def assistant(ts: float | None, text: str, key: str | None = None) -> Event:
+    return [ASSISTANT, ts, key, clip(text, TEXT_CHARS)]
+
+
+def call(
+    ts: float | None, call_id: str, name: str, input_text: str, key: str | None = None
+) -> Event:
+    return [CALL, ts, key, call_id, name, clip(input_text, INPUT_CHARS)]
+
+
+def result(
+    ts: float | None,
+    call_id: str,
+    excerpt: str,
+    is_error: bool | None = None,
+    exit_code: int | None = None,
+    key: str | None = None,
+) -> Event:
+    return [RESULT, ts, key, call_id, clip(excerpt, RESULT_CHARS), is_error, exit_code]
+
+
+def interrupt(ts: float | None, key: str | None = None) -> Event:
+    return [INTERRUPT, ts, key]
+
+
+def parse_ts(value: object) -> float | None:
+    """Epoch seconds (UTC) from ISO-8601 text or an epoch number (s or ms); naive means UTC."""
+    if isinstance(value, str) and value:
+        text = value.strip()
+        if text.endswith(("Z", "z")):
+            text = text[:-1] + "+00:00"
+        try:
+            moment = datetime.fromisoformat(text)
+        except ValueError:
+            return None
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=timezone.utc)
+        return moment.timestamp()
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        return float(value) / 1000.0 if value > 1e11 else float(value)
+    return None
+
+
+def to_utc(ts: float) -> datetime:
+    return datetime.fromtimestamp(ts, tz=timezone.utc)
+
+
+@dataclass
+class FileState:
+    """Everything kept from one transcript file so far; JSON-serialisable for the index.
+
+    ``meta`` holds session-level facts (``session_id``, ``cwd``, ``git_branch``, ``model``) and
+    ``extra`` any source-specific parser state that must survive between reads.
+    """
+
+    meta: dict[str, Any] = field(default_factory=dict)
+    events: list[Event] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def session_id(self) -> str:
+        return str(self.meta.get("session_id") or "")
+
+    @property
+    def cwd(self) -> str:
+        return str(self.meta.get("cwd") or "")
+
+    def set_meta(self, key: str, value: object, overwrite: bool = False) -> None:
+        if value and (overwrite or not self.meta.get(key)):
+            self.meta[key] = value
+
+    def add_user(self, ts: float | None, text: str, key: str | None = None) -> None:
+        """A user prompt; the engine marker is checked on the full text, before clipping."""
+        if is_engine_text(text):
+            self.meta["engine"] = True
+        self.events.append(user(ts, text, key))
+
+    def add(self, event: Event) -> None:
+        self.events.append(event)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"meta": self.meta, "events": self.events, "extra": self.extra}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> FileState:
+        return cls(
+            dict(data.get("meta") or {}),
+            list(data.get("events") or []),
+            dict(data.get("extra") or {}),
+        )

@@ -1,0 +1,211 @@
+"""The harvest run: discover files, read only what is new, fold records, assemble sessions.
+
+I/O lives here and in the sources' ``discover``; parsing and assembly are pure. The index is
+advanced per file for exactly the bytes that were read, and committed once at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+
+from skillopt_sleep.harvest._build import assemble, in_project
+from skillopt_sleep.harvest._events import FileState
+from skillopt_sleep.harvest._index import FileRow, HarvestIndex
+from skillopt_sleep.harvest._lines import (
+    LineRead,
+    continues,
+    iter_lines,
+    stat_id,
+    unchanged,
+    with_head,
+)
+from skillopt_sleep.harvest._registry import Feed, HarvestConfig, Source, select
+from skillopt_sleep.harvest._stats import HarvestStats, Tally
+from skillopt_sleep.records import Session
+
+Progress = Callable[[str, int, int], None]  # (source name, files done, files total)
+_SHAPE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$", re.IGNORECASE)
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+@dataclass(frozen=True)
+class HarvestResult:
+    sessions: tuple[Session, ...]
+    stats: Mapping[str, HarvestStats]  # per harness
+
+
+def parse_since(value: str | timedelta | None) -> timedelta | None:
+    """``7d``, ``12h``, ``30m``, ``2w``, ``45s`` (or a timedelta) -> timedelta."""
+    if value is None or isinstance(value, timedelta):
+        return value
+    match = _DURATION.match(value)
+    if not match:
+        raise ValueError(f"not a duration: {value!r} (use e.g. 7d, 12h, 30m, 2w)")
+    return timedelta(seconds=float(match.group(1)) * _UNITS[match.group(2).lower()])
+
+
+def _read(
+    source: Source, path: Path, state: FileState, offset: int, config: HarvestConfig, tally: Tally
+) -> LineRead:
+    """Fold the complete lines after ``offset`` into ``state``; may raise OSError."""
+    read = LineRead(offset)
+    for line in iter_lines(path, offset, read, config.max_line_bytes):
+        _feed(source, state, line, config, tally)
+    if read.tail:
+        try:
+            record = source.parse(read.tail)
+        except ValueError:
+            record = None
+        if isinstance(record, dict):  # a complete record that only lacks its newline
+            _feed(source, state, read.tail, config, tally, record)
+            read.offset += len(read.tail)
+        else:
+            tally.skipped_lines["partial last line (left for next time)"] += 1
+    if read.oversized:
+        tally.skipped_lines[f"line over {config.max_line_bytes >> 20} MiB"] += read.oversized
+    tally.bytes_read += read.offset - offset
+    return read
+
+
+def _feed(
+    source: Source,
+    state: FileState,
+    line: bytes,
+    config: HarvestConfig,
+    tally: Tally,
+    record: object = None,
+) -> None:
+    if record is None:
+        try:
+            record = source.parse(line)
+        except ValueError:
+            tally.skipped_lines["malformed json"] += 1
+            return
+    if not isinstance(record, dict):
+        tally.skipped_lines["not a json object"] += 1
+        return
+    try:
+        outcome = source.feed(state, record, config)
+    except _SHAPE_ERRORS:
+        tally.skipped_lines["unexpected record shape"] += 1
+        return
+    if outcome is Feed.UNKNOWN:
+        tally.skipped_lines["unknown record type"] += 1
+    elif outcome is Feed.SIDECHAIN:
+        tally.skipped_lines["sidechain record"] += 1
+
+
+def _harvest_source(
+    source: Source,
+    config: HarvestConfig,
+    index: HarvestIndex,
+    cutoff: float | None,
+    progress: Progress | None,
+) -> tuple[list[Session], Tally]:
+    tally = Tally(source.harness)
+    project = str(config.project)
+    rows = index.rows(source.name)
+    try:
+        paths = list(source.discover(config))
+    except OSError:
+        tally.skipped_files["unreadable directory"] += 1
+        paths = []
+    fresh: dict[str, dict[str, FileState]] = {}
+    mtimes: dict[str, float] = {}
+    for done, path in enumerate(paths, 1):
+        if progress:
+            progress(source.name, done, len(paths))
+        tally.files_seen += 1
+        name = str(path)
+        try:
+            fid = stat_id(path)
+        except OSError:
+            tally.skipped_files["unreadable file"] += 1
+            continue
+        row = rows.get(name)
+        if row is not None and unchanged(row.fid, fid):
+            tally.files_unchanged += 1
+            continue
+        if cutoff is not None and fid.mtime_ns / 1e9 < cutoff:
+            tally.skipped_files["older than --since (left unread)"] += 1
+            continue
+        try:
+            resumable = row is not None and continues(path, row.fid, fid, row.offset)
+            if row is not None and resumable and not row.in_scope:
+                tally.files_unchanged += 1  # another project's session grew: nothing to read
+                continue
+            state = index.state(name) if resumable and row is not None else FileState()
+            offset = row.offset if resumable and row is not None else 0
+            if row is not None and not resumable:
+                tally.skipped_files["rewritten or truncated (re-read)"] += 1
+            read = _read(source, path, state, offset, config, tally)
+            stamped = with_head(path, fid, read.offset)
+        except OSError:
+            tally.skipped_files["unreadable file"] += 1
+            continue
+        tally.files_read += 1
+        key = source.session_key(state, path)
+        cwd = source.project_dir(state)
+        scoped = not cwd or in_project(cwd, project)
+        index.put(FileRow(name, source.name, stamped, read.offset, key, scoped), state)
+        if scoped:
+            fresh.setdefault(key, {})[name] = state
+            mtimes[key] = max(mtimes.get(key, 0.0), fid.mtime_ns / 1e9)
+        else:
+            tally.skipped_sessions["other project"] += 1
+    sessions: list[Session] = []
+    for key, states in fresh.items():
+        paths_of_key = index.session_paths(source.name, key)
+        merged = [states[p] if p in states else index.state(p) for p in paths_of_key]
+        cwd = next((source.project_dir(s) for s in merged if source.project_dir(s)), "")
+        if not in_project(cwd, project):
+            tally.skipped_sessions[
+                "no working directory recorded" if not cwd else "other project"
+            ] += 1
+            continue
+        built = assemble(source.harness, key, project, merged, paths_of_key, mtimes[key])
+        if built.session is None:
+            tally.skipped_sessions[built.skipped] += 1
+        elif cutoff is not None and built.session.ended_at.timestamp() < cutoff:
+            tally.skipped_sessions["older than --since"] += 1
+        else:
+            sessions.append(built.session)
+            tally.count(built.session)
+    return sessions, tally
+
+
+def run(
+    project: str | os.PathLike[str],
+    sources: Iterable[str] | None,
+    since: str | timedelta | None,
+    index: HarvestIndex,
+    *,
+    homes: Mapping[str, os.PathLike[str] | str] | None = None,
+    include_sidechains: bool = False,
+    progress: Progress | None = None,
+    now: float | None = None,
+) -> HarvestResult:
+    root = Path(project).expanduser().resolve()
+    config = HarvestConfig(
+        root, {k: Path(v) for k, v in (homes or {}).items()}, include_sidechains=include_sidechains
+    )
+    window = parse_since(since)
+    cutoff = (now if now is not None else time.time()) - window.total_seconds() if window else None
+    everything: list[Session] = []
+    tallies: dict[str, Tally] = {}
+    for source in select(tuple(sources) if sources else None):
+        found, tally = _harvest_source(source, config, index, cutoff, progress)
+        everything.extend(found)
+        if source.harness in tallies:
+            tallies[source.harness].merge(tally)
+        else:
+            tallies[source.harness] = tally
+    everything.sort(key=lambda s: (s.started_at, s.harness, s.session_id))
+    return HarvestResult(tuple(everything), {h: t.freeze() for h, t in tallies.items()})

@@ -1,0 +1,115 @@
+"""Incremental line reading of append-only transcript files.
+
+Reads from a byte offset to the end of the last complete (newline-terminated) line; a half-written
+last line is left for the next read. Lines longer than ``max_line`` are skipped in constant memory.
+A file that was rewritten or truncated since the stored offset is recognised by its identity
+(device, inode), its size and a hash of its head.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+CHUNK = 1 << 22  # 4 MiB reads
+HEAD_BYTES = 4096
+DEFAULT_MAX_LINE = 8 << 20  # 8 MiB: larger single records are skipped, not buffered
+
+
+@dataclass(frozen=True)
+class FileId:
+    """What a file looked like when it was last read."""
+
+    dev: int
+    ino: int
+    size: int
+    mtime_ns: int
+    head_len: int = 0
+    head_hash: str = ""
+
+
+def stat_id(path: Path) -> FileId:
+    st = os.stat(path)
+    return FileId(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def head_hash(path: Path, length: int) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.blake2b(handle.read(length), digest_size=16).hexdigest()
+
+
+def with_head(path: Path, fid: FileId, offset: int) -> FileId:
+    """Record the hash of the bytes already read (up to ``HEAD_BYTES``)."""
+    length = min(offset, HEAD_BYTES)
+    return FileId(fid.dev, fid.ino, fid.size, fid.mtime_ns, length, head_hash(path, length))
+
+
+def unchanged(old: FileId, new: FileId) -> bool:
+    return (old.dev, old.ino, old.size, old.mtime_ns) == (new.dev, new.ino, new.size, new.mtime_ns)
+
+
+def continues(path: Path, old: FileId, new: FileId, offset: int) -> bool:
+    """True when ``new`` is ``old`` with bytes appended, so reading can resume at ``offset``."""
+    if (old.dev, old.ino) != (new.dev, new.ino) or new.size < offset:
+        return False
+    return not old.head_len or head_hash(path, old.head_len) == old.head_hash
+
+
+@dataclass
+class LineRead:
+    """Outcome of one read: where the next read starts and what was skipped."""
+
+    offset: int
+    oversized: int = 0
+    tail: bytes = b""  # an unterminated last line, left unread unless the caller accepts it
+
+
+def iter_lines(
+    path: Path, offset: int, result: LineRead, max_line: int = DEFAULT_MAX_LINE
+) -> Iterator[bytes]:
+    """Yield complete lines from ``offset``; ``result`` is updated as lines are consumed.
+
+    ``result.offset`` always points just after the last complete line yielded or skipped, so a
+    caller that stops early can still store a correct resume point.
+    """
+    result.offset = offset
+    with open(path, "rb") as handle:
+        handle.seek(offset)
+        pos = offset
+        carry = b""
+        skipping = False
+        while True:
+            chunk = handle.read(CHUNK)
+            if not chunk:
+                break
+            if skipping:
+                cut = chunk.find(b"\n")
+                if cut < 0:
+                    pos += len(chunk)
+                    continue
+                skipping = False
+                pos += cut + 1
+                result.offset = pos
+                result.oversized += 1
+                chunk = chunk[cut + 1 :]
+            data = carry + chunk if carry else chunk
+            parts = data.split(b"\n")
+            carry = parts.pop()
+            for line in parts:
+                pos += len(line) + 1
+                if len(line) > max_line:
+                    result.oversized += 1
+                    result.offset = pos
+                    continue
+                result.offset = pos
+                if line:
+                    yield line
+            if len(carry) > max_line:
+                pos += len(carry)
+                carry = b""
+                skipping = True
+        if not skipping:
+            result.tail = carry

@@ -1,0 +1,104 @@
+"""The one registry of transcript sources and the contract a source module fulfils.
+
+Adding a harness is one module: subclass :class:`Source`, implement ``discover`` and ``feed``,
+and register an instance with ``@SOURCES.register(name)`` (the module must also be listed in
+``SOURCE_MODULES`` so it is imported on demand).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from skillopt_core.registry import Registry
+from skillopt_sleep.harvest._events import FileState
+from skillopt_sleep.harvest._lines import DEFAULT_MAX_LINE
+from skillopt_sleep.records import Harness
+
+SOURCE_MODULES: tuple[str, ...] = ("claude", "codex", "copilot", "vscode")
+
+
+class Feed(str, Enum):
+    """What a source made of one record."""
+
+    USED = "used"  # contributed events or session metadata
+    IGNORED = "ignored"  # a known record type that carries nothing we keep
+    UNKNOWN = "unknown"  # a record type this source does not know (counted)
+    SIDECHAIN = "sidechain"  # a sub-agent record (excluded unless asked for)
+
+
+@dataclass(frozen=True)
+class HarvestConfig:
+    """Where to look and what to keep. ``homes`` overrides a harness's home (e.g. ~/.claude)."""
+
+    project: Path
+    homes: Mapping[str, Path] = field(default_factory=dict)
+    include_sidechains: bool = False
+    max_line_bytes: int = DEFAULT_MAX_LINE
+
+    def home(self, harness: str, env_var: str, default: str) -> Path:
+        """Explicit home, else the harness's environment variable, else its default."""
+        if harness in self.homes:
+            return Path(self.homes[harness]).expanduser()
+        override = os.environ.get(env_var)
+        return Path(override).expanduser() if override else Path(default).expanduser()
+
+
+class Source:
+    """A transcript source: finds files, and folds each parsed record into a :class:`FileState`."""
+
+    name: str = ""
+    harness: Harness = "claude"
+
+    def discover(self, config: HarvestConfig) -> Iterator[Path]:
+        """Candidate transcript files (may pre-filter cheaply by project; scope is checked later)."""
+        raise NotImplementedError
+
+    def parse(self, line: bytes) -> Any:
+        return orjson.loads(line)
+
+    def feed(self, state: FileState, record: Any, config: HarvestConfig) -> Feed:
+        """Fold one parsed record into ``state`` (append events, set meta)."""
+        raise NotImplementedError
+
+    def session_key(self, state: FileState, path: Path) -> str:
+        """Files with the same key are one session (continuations written to several files)."""
+        return state.session_id or path.stem
+
+    def project_dir(self, state: FileState) -> str:
+        """The directory the session ran in, used for project scoping."""
+        return state.cwd
+
+
+SOURCES: Registry[Source] = Registry("transcript source")
+
+
+def load_sources() -> Registry[Source]:
+    """Import every known source module (each registers itself); absent modules are skipped."""
+    for module in SOURCE_MODULES:
+        try:
+            importlib.import_module(f"skillopt_sleep.harvest.{module}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"skillopt_sleep.harvest.{module}":
+                raise
+    return SOURCES
+
+
+def select(names: tuple[str, ...] | None) -> list[Source]:
+    """Sources by registry name or by harness (``copilot`` selects every Copilot source)."""
+    registry = load_sources()
+    chosen = [registry.get(n) for n in registry.names()]
+    if not names or "all" in names:
+        return chosen
+    picked = [s for s in chosen if s.name in names or s.harness in names]
+    unknown = [n for n in names if not any(n in (s.name, s.harness) for s in chosen)]
+    if unknown:
+        registry.get(unknown[0])  # raises a helpful UnknownEntryError
+    return picked

@@ -1,0 +1,96 @@
+"""Per-harness harvest counts: what came out, and what was skipped and why."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from skillopt_sleep.records import Session, SignalKind
+
+
+def _empty() -> Mapping[str, int]:
+    return MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class HarvestStats:
+    harness: str
+    files_seen: int = 0
+    files_read: int = 0
+    files_unchanged: int = 0
+    bytes_read: int = 0
+    sessions: int = 0
+    turns: int = 0
+    tool_calls: int = 0
+    tool_errors: int = 0
+    corrections: int = 0
+    skipped_lines: Mapping[str, int] = field(default_factory=_empty)
+    skipped_files: Mapping[str, int] = field(default_factory=_empty)
+    skipped_sessions: Mapping[str, int] = field(default_factory=_empty)
+
+    @property
+    def skipped_line_count(self) -> int:
+        return sum(self.skipped_lines.values())
+
+
+@dataclass
+class Tally:
+    """Mutable counterpart of :class:`HarvestStats`, filled during one run."""
+
+    harness: str
+    files_seen: int = 0
+    files_read: int = 0
+    files_unchanged: int = 0
+    bytes_read: int = 0
+    sessions: int = 0
+    turns: int = 0
+    tool_calls: int = 0
+    tool_errors: int = 0
+    corrections: int = 0
+    skipped_lines: Counter[str] = field(default_factory=Counter)
+    skipped_files: Counter[str] = field(default_factory=Counter)
+    skipped_sessions: Counter[str] = field(default_factory=Counter)
+
+    def count(self, session: Session) -> None:
+        self.sessions += 1
+        self.turns += len(session.turns)
+        for turn in session.turns:
+            self.tool_calls += len(turn.tool_calls)
+            self.tool_errors += sum(1 for c in turn.tool_calls if c.is_error)
+        self.corrections += sum(1 for s in session.signals if s.kind is SignalKind.CORRECTION)
+
+    def merge(self, other: Tally) -> None:
+        """Fold in another tally (two sources of the same harness share one row)."""
+        for name in (
+            "files_seen",
+            "files_read",
+            "files_unchanged",
+            "bytes_read",
+            "sessions",
+            "turns",
+        ):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for name in ("tool_calls", "tool_errors", "corrections"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.skipped_lines.update(other.skipped_lines)
+        self.skipped_files.update(other.skipped_files)
+        self.skipped_sessions.update(other.skipped_sessions)
+
+    def freeze(self) -> HarvestStats:
+        return HarvestStats(
+            harness=self.harness,
+            files_seen=self.files_seen,
+            files_read=self.files_read,
+            files_unchanged=self.files_unchanged,
+            bytes_read=self.bytes_read,
+            sessions=self.sessions,
+            turns=self.turns,
+            tool_calls=self.tool_calls,
+            tool_errors=self.tool_errors,
+            corrections=self.corrections,
+            skipped_lines=MappingProxyType(dict(sorted(self.skipped_lines.items()))),
+            skipped_files=MappingProxyType(dict(sorted(self.skipped_files.items()))),
+            skipped_sessions=MappingProxyType(dict(sorted(self.skipped_sessions.items()))),
+        )

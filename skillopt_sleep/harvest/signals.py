@@ -1,0 +1,85 @@
+"""Feedback evidence from a session's turns: corrections, approvals, retries, tool errors, interrupts.
+
+Pure functions over ``Turn``s. A signal's ``turn_index`` is the index (in ``Session.turns``) of the
+user request it judges: a correction judges the request before it, a tool error the request whose
+reply failed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from skillopt_sleep.records import Signal, SignalKind, Turn
+
+_CORRECTION = re.compile(
+    r"^\s*(?:no\b|nope\b|wrong\b|not quite\b|incorrect\b|actually,? no\b|that'?s not\b|undo\b|revert\b)"
+    r"|\b(?:that'?s|this is|it'?s|you'?re) (?:wrong|incorrect|not right|not what)"
+    r"|\bwrong (?:format|file|answer|output|approach|place|one)\b"
+    r"|\bstill (?:fail|failing|fails|broken|wrong|crash|crashing|not work|doesn'?t work|errors?)"
+    r"|\b(?:doesn'?t|does not|didn'?t|did not|isn'?t|is not) (?:work|compile|pass|fix)"
+    r"|\bnot what i (?:asked|wanted|meant)\b"
+    r"|\byou (?:broke|missed|forgot|ignored)\b"
+    r"|\b(?:try again|that broke)\b",
+    re.IGNORECASE,
+)
+_APPROVAL = re.compile(
+    r"^\s*(?:thanks|thank you|thx|ty|perfect|great|excellent|awesome|nice|lgtm|looks good|works)\b"
+    r"|\b(?:that|it|this) (?:works|worked|fixed it)\b|\bworks (?:now|great|perfectly)\b"
+    r"|\b(?:looks good|well done|good job)\b",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[a-z0-9_.:/-]+")
+RETRY_SIMILARITY = 0.6
+EXCERPT = 160
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(text.lower()))
+
+
+def _similar(a: frozenset[str], b: frozenset[str]) -> bool:
+    if len(a) < 3 or len(b) < 3:
+        return False
+    return len(a & b) / len(a | b) >= RETRY_SIMILARITY
+
+
+def classify(text: str) -> SignalKind | None:
+    """Correction beats approval ("thanks, but it still fails" is a correction)."""
+    head = text[:600]
+    if _CORRECTION.search(head):
+        return SignalKind.CORRECTION
+    if _APPROVAL.search(head):
+        return SignalKind.APPROVAL
+    return None
+
+
+def detect(turns: Sequence[Turn], interrupted: Iterable[int] = ()) -> tuple[Signal, ...]:
+    """Signals for ``turns``; ``interrupted`` holds indices of user turns the user cut short."""
+    found: list[Signal] = []
+    requests: list[tuple[int, frozenset[str]]] = []  # (turn index, words) of prior user turns
+    last_user: int | None = None
+    for index, turn in enumerate(turns):
+        if turn.role == "assistant":
+            if last_user is not None:
+                for tool in turn.tool_calls:
+                    if tool.is_error:
+                        excerpt = f"{tool.name}: {tool.result_excerpt}"[:EXCERPT]
+                        found.append(Signal(SignalKind.TOOL_ERROR, last_user, excerpt))
+            continue
+        kind = classify(turn.text) if last_user is not None else None
+        excerpt = turn.text[:EXCERPT]
+        if kind is not None and last_user is not None:
+            found.append(Signal(kind, last_user, excerpt))
+        words = _words(turn.text)
+        if kind is None:
+            for prior_index, prior_words in reversed(requests):
+                if _similar(words, prior_words):
+                    found.append(Signal(SignalKind.RETRY, prior_index, excerpt))
+                    break
+            requests.append((index, words))
+        last_user = index
+    for index in sorted(set(interrupted)):
+        if 0 <= index < len(turns) and turns[index].role == "user":
+            found.append(Signal(SignalKind.INTERRUPTED, index, turns[index].text[:EXCERPT]))
+    return tuple(found)
