@@ -15,7 +15,7 @@ class Item:
     """One task an environment can roll out: an id plus environment-specific fields."""
 
     id: str
-    fields: Mapping[str, Any] = field(default=EMPTY)
+    fields: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.fields.get(key, default)
@@ -125,8 +125,8 @@ class EvalResult:
     split: str
     hard: float
     soft: float
-    per_item_hard: Mapping[str, float] = field(default=EMPTY)
-    per_item_soft: Mapping[str, float] = field(default=EMPTY)
+    per_item_hard: Mapping[str, float] = field(default_factory=lambda: EMPTY)
+    per_item_soft: Mapping[str, float] = field(default_factory=lambda: EMPTY)
     n: int = 0
 
     def metric(self, name: str, mixed_weight: float = 0.5) -> float:
@@ -146,4 +146,4 @@ class Decision:
     current: float
     candidate: float
     reason: str
-    per_item_delta: Mapping[str, float] = field(default=EMPTY)
+    per_item_delta: Mapping[str, float] = field(default_factory=lambda: EMPTY)
