@@ -1,0 +1,200 @@
+"""Subprocess plumbing shared by the harness-CLI backends, written once.
+
+Finding the executable, running it with the prompt on stdin inside an empty scratch directory,
+turning timeouts / non-zero exits / missing binaries into backend errors, and recognising
+authentication failures so they surface as :class:`BackendUnavailable` with the fix.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skillopt_core.backends._protocol import BackendError, BackendUnavailable
+
+DEFAULT_TIMEOUT_S = 600.0
+_EXCERPT_CHARS = 600
+
+
+@dataclass(frozen=True)
+class CliOptions:
+    """The options every CLI backend understands (unknown keys are ignored: roles share config).
+
+    ``executable`` is an explicit path (or name) that wins over ``PATH``; ``extra_args`` are
+    appended before the prompt marker; ``env`` adds or overrides environment variables;
+    ``health_prompt`` makes the health check also send a tiny prompt (costs one call).
+    """
+
+    executable: str = ""
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    extra_args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    health_prompt: bool = False
+
+    @classmethod
+    def from_mapping(cls, options: Mapping[str, Any]) -> CliOptions:
+        extra = options.get("extra_args") or ()
+        if isinstance(extra, str):
+            extra = extra.split()
+        return cls(
+            executable=str(options.get("executable") or ""),
+            timeout_s=float(options.get("timeout") or DEFAULT_TIMEOUT_S),
+            extra_args=tuple(str(a) for a in extra),
+            env={str(k): str(v) for k, v in dict(options.get("env") or {}).items()},
+            health_prompt=bool(options.get("health_prompt", False)),
+        )
+
+
+@dataclass(frozen=True)
+class Harness:
+    """Static facts about one harness CLI, used in messages and lookups."""
+
+    label: str
+    command: str
+    install_hint: str
+    login_hint: str
+    auth_markers: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ProcessResult:
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+    latency_s: float
+
+
+def resolve_executable(harness: Harness, explicit: str = "") -> str:
+    """Absolute path of the harness CLI; ``shutil.which`` also resolves Windows ``.cmd`` shims."""
+    if explicit:
+        found = shutil.which(explicit)
+        if found:
+            return found
+        raise BackendUnavailable(
+            f"{harness.label}: the configured executable {explicit!r} does not exist or is not executable",
+            hint=f"point the backend option 'executable' at the {harness.command} binary, or {harness.install_hint}",
+        )
+    found = shutil.which(harness.command)
+    if found:
+        return found
+    raise BackendUnavailable(
+        f"{harness.label}: {harness.command!r} is not installed or not on PATH",
+        hint=f"{harness.install_hint}, or set the backend option 'executable' to its full path",
+    )
+
+
+@contextmanager
+def scratch_dir(prefix: str) -> Iterator[Path]:
+    """An empty temporary directory: the harness sees no project, no CLAUDE.md / AGENTS.md."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as name:
+        yield Path(name)
+
+
+def child_env(overrides: Mapping[str, str], remove: Iterable[str] = ()) -> dict[str, str]:
+    """The caller's environment (PATH, HOME, auth tokens) with ``overrides`` applied."""
+    env = dict(os.environ)
+    for name in remove:
+        env.pop(name, None)
+    env.update(overrides)
+    return env
+
+
+def excerpt(text: str, limit: int = _EXCERPT_CHARS) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else "…" + text[-limit:]
+
+
+def run(
+    harness: Harness,
+    argv: Sequence[str],
+    *,
+    stdin: str,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout_s: float,
+) -> ProcessResult:
+    """Run one CLI call; never leaves a child behind on timeout."""
+    started = time.monotonic()
+    try:
+        proc = subprocess.run(
+            list(argv),
+            input=stdin,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            cwd=str(cwd),
+            env=dict(env),
+            timeout=timeout_s,
+            check=False,
+        )
+    except FileNotFoundError as exc:
+        raise BackendUnavailable(
+            f"{harness.label}: cannot start {argv[0]!r}: {exc}", hint=harness.install_hint
+        ) from exc
+    except subprocess.TimeoutExpired as exc:
+        raise BackendError(
+            f"{harness.label}: no answer within {timeout_s:g}s",
+            hint="raise the backend option 'timeout' or use a faster model",
+        ) from exc
+    return ProcessResult(
+        argv=tuple(argv),
+        returncode=proc.returncode,
+        stdout=proc.stdout or "",
+        stderr=proc.stderr or "",
+        latency_s=time.monotonic() - started,
+    )
+
+
+def auth_failure(harness: Harness, *texts: str) -> BackendUnavailable | None:
+    """A BackendUnavailable when any text carries one of the harness's not-logged-in markers."""
+    joined = "\n".join(texts)
+    lowered = joined.lower()
+    for marker in harness.auth_markers:
+        if marker.lower() in lowered:
+            return BackendUnavailable(
+                f"{harness.label} is not authenticated ({marker!r}): {excerpt(joined, 300)}",
+                hint=harness.login_hint,
+            )
+    return None
+
+
+def failure(harness: Harness, result: ProcessResult, what: str) -> BackendError:
+    """The error for a failed call: auth problems are 'unavailable', the rest plain errors."""
+    auth = auth_failure(harness, result.stdout, result.stderr)
+    if auth is not None:
+        return auth
+    detail = excerpt(result.stderr) or excerpt(result.stdout) or "(no output)"
+    return BackendError(f"{harness.label}: {what} (exit {result.returncode}): {detail}")
+
+
+def check_version(
+    harness: Harness, executable: str, env: Mapping[str, str], timeout_s: float
+) -> str:
+    """Run ``<cli> --version``; raise BackendUnavailable unless it works. Returns the version text."""
+    with scratch_dir("skillopt-health-") as cwd:
+        try:
+            result = run(
+                harness, [executable, "--version"], stdin="", cwd=cwd, env=env, timeout_s=timeout_s
+            )
+        except BackendUnavailable:
+            raise
+        except BackendError as exc:
+            raise BackendUnavailable(str(exc), hint=harness.install_hint) from exc
+    version = result.stdout.strip().splitlines()[0] if result.stdout.strip() else ""
+    if result.returncode != 0 or not version:
+        raise BackendUnavailable(
+            f"{harness.label}: '{executable} --version' failed (exit {result.returncode}): "
+            f"{excerpt(result.stderr) or '(no output)'}",
+            hint=f"reinstall it: {harness.install_hint}",
+        )
+    return version
