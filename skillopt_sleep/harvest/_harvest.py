@@ -117,6 +117,7 @@ def _harvest_source(
     except OSError:
         tally.skipped_files["unreadable directory"] += 1
         paths = []
+    discovered = {str(p) for p in paths}  # files moved away (e.g. archived) no longer count
     fresh: dict[str, dict[str, FileState]] = {}
     mtimes: dict[str, float] = {}
     for done, path in enumerate(paths, 1):
@@ -162,7 +163,7 @@ def _harvest_source(
             tally.skipped_sessions["other project"] += 1
     sessions: list[Session] = []
     for key, states in fresh.items():
-        paths_of_key = index.session_paths(source.name, key)
+        paths_of_key = [p for p in index.session_paths(source.name, key) if p in discovered]
         merged = [states[p] if p in states else index.state(p) for p in paths_of_key]
         cwd = next((source.project_dir(s) for s in merged if source.project_dir(s)), "")
         if not in_project(cwd, project):

@@ -1,8 +1,8 @@
 """The one registry of transcript sources and the contract a source module fulfils.
 
 Adding a harness is one module: subclass :class:`Source`, implement ``discover`` and ``feed``,
-and register an instance with ``@SOURCES.register(name)`` (the module must also be listed in
-``SOURCE_MODULES`` so it is imported on demand).
+and register an instance with ``SOURCES.add(name, MySource())`` (the module must also be listed
+in ``SOURCE_MODULES`` so it is imported on demand).
 """
 
 from __future__ import annotations

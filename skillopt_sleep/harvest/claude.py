@@ -1,0 +1,186 @@
+"""Claude Code transcripts: ``<home>/projects/<slug>/<session>.jsonl``.
+
+``<home>`` is the explicit ``claude`` home, else ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``. The
+slug is the cwd with every non-alphanumeric character replaced by ``-``; it is lossy, so it only
+narrows the directories read and the recorded ``cwd`` decides the scope. A continued session
+(``--continue`` / ``--resume``) keeps its ``sessionId``: records are merged by it and repeated
+records de-duplicated by ``uuid``. Sub-agent files and ``isSidechain`` records are excluded unless
+``include_sidechains``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from skillopt_sleep.harvest._events import FileState, assistant, call, interrupt, parse_ts, result
+from skillopt_sleep.harvest._registry import SOURCES, Feed, HarvestConfig, Source
+
+_IGNORED_TYPES = frozenset(
+    {
+        "system",
+        "summary",
+        "file-history-snapshot",
+        "attachment",
+        "queue-operation",
+        "last-prompt",
+        "mode",
+        "permission-mode",
+        "progress",
+        "custom-title",
+        "ai-title",
+        "tag",
+        "agent-name",
+        "pr-link",
+        "worktree-state",
+    }
+)
+_INTERRUPTED = "[Request interrupted by user"
+_HARNESS_NOISE = ("<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>")
+_SLUG = re.compile(r"[^A-Za-z0-9]")
+
+
+def slug(path: str) -> str:
+    return _SLUG.sub("-", path)
+
+
+def _text_of(content: Any) -> str:
+    """Text of a message or tool-result content: a string or a list of ``{type: text}`` blocks."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            b["text"]
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        )
+    return ""
+
+
+def _tool_input(name: str, data: Any) -> str:
+    if isinstance(data, dict):
+        for field in ("command", "file_path", "pattern", "url", "query", "prompt"):
+            value = data.get(field)
+            if isinstance(value, str):
+                return value
+    return orjson.dumps(data).decode("utf-8", "replace") if data is not None else ""
+
+
+class ClaudeSource(Source):
+    name = "claude"
+    harness = "claude"
+
+    def discover(self, config: HarvestConfig) -> Iterator[Path]:
+        projects = config.home("claude", "CLAUDE_CONFIG_DIR", "~/.claude") / "projects"
+        wanted = slug(str(config.project))
+        try:
+            folders = sorted(os.scandir(projects), key=lambda e: e.name)
+        except OSError:
+            return
+        for folder in folders:
+            if not (folder.name == wanted or folder.name.startswith(wanted + "-")):
+                continue
+            yield from self._files(Path(folder.path), config.include_sidechains)
+
+    @staticmethod
+    def _files(folder: Path, sidechains: bool) -> Iterator[Path]:
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            return
+        for entry in entries:
+            if entry.name.endswith(".jsonl") and entry.is_file():
+                if sidechains or not entry.name.startswith("agent-"):
+                    yield Path(entry.path)
+            elif sidechains and entry.is_dir():
+                yield from sorted((Path(entry.path) / "subagents").glob("agent-*.jsonl"))
+
+    def feed(self, state: FileState, record: Any, config: HarvestConfig) -> Feed:
+        kind = record.get("type")
+        if kind in _IGNORED_TYPES:
+            return Feed.IGNORED
+        if kind not in ("user", "assistant"):
+            return Feed.UNKNOWN
+        if record.get("isSidechain") and not config.include_sidechains:
+            return Feed.SIDECHAIN
+        state.set_meta("session_id", record.get("sessionId"))
+        state.set_meta("cwd", record.get("cwd"))
+        state.set_meta("git_branch", record.get("gitBranch"), overwrite=True)
+        message = record.get("message")
+        if not isinstance(message, dict):
+            return Feed.IGNORED
+        ts = parse_ts(record.get("timestamp"))
+        key = record.get("uuid") or None
+        if kind == "assistant":
+            return self._assistant(state, message, ts, key)
+        if (
+            record.get("isMeta")
+            or record.get("isCompactSummary")
+            or record.get("isVisibleInTranscriptOnly")
+        ):
+            return Feed.IGNORED
+        return self._user(state, message.get("content"), ts, key)
+
+    @staticmethod
+    def _assistant(
+        state: FileState, message: dict[str, Any], ts: float | None, key: str | None
+    ) -> Feed:
+        model = message.get("model")
+        if isinstance(model, str) and not model.startswith("<"):
+            state.set_meta("model", model, overwrite=True)
+        content = message.get("content")
+        if isinstance(content, str):
+            state.add(assistant(ts, content, key))
+            return Feed.USED
+        for index, block in enumerate(content if isinstance(content, list) else ()):
+            part = f"{key}:{index}" if key else None
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind == "text":
+                state.add(assistant(ts, str(block.get("text") or ""), part))
+            elif kind == "tool_use":
+                name = str(block.get("name") or "")
+                state.add(
+                    call(
+                        ts,
+                        str(block.get("id") or ""),
+                        name,
+                        _tool_input(name, block.get("input")),
+                        part,
+                    )
+                )
+        return Feed.USED
+
+    @staticmethod
+    def _user(state: FileState, content: Any, ts: float | None, key: str | None) -> Feed:
+        texts: list[str] = []
+        blocks = content if isinstance(content, list) else [content]
+        for index, block in enumerate(blocks):
+            if isinstance(block, str):
+                texts.append(block)
+            elif isinstance(block, dict) and block.get("type") == "tool_result":
+                part = f"{key}:{index}" if key else None
+                excerpt = _text_of(block.get("content"))
+                error = bool(block.get("is_error"))
+                state.add(
+                    result(ts, str(block.get("tool_use_id") or ""), excerpt, error, None, part)
+                )
+                if excerpt.startswith(_INTERRUPTED):
+                    state.add(interrupt(ts, f"{part}:i" if part else None))
+            elif isinstance(block, dict) and block.get("type") == "text":
+                texts.append(str(block.get("text") or ""))
+        text = "\n".join(t for t in texts if t).strip()
+        if not text:
+            return Feed.USED if blocks else Feed.IGNORED
+        if text.startswith(_INTERRUPTED):
+            state.add(interrupt(ts, key))
+        elif not text.startswith(_HARNESS_NOISE):
+            state.add_user(ts, text, key)
+        return Feed.USED
+
+
+SOURCES.add("claude", ClaudeSource())
