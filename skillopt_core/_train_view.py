@@ -34,14 +34,20 @@ def step_progress(enabled: bool = True) -> Iterator[StepCallback]:
 
         def on_step(record: dict[str, Any]) -> None:
             verdict = "accepted" if record.get("accepted") else record.get("decision", "")
-            progress.update(task, completed=record["step"] + 1, status=f"step {record['step']}: {str(verdict)[:60]}")
+            progress.update(
+                task,
+                completed=record["step"] + 1,
+                status=f"step {record['step']}: {str(verdict)[:60]}",
+            )
 
         yield on_step
 
 
 def render_summary(summary: TrainingSummary) -> None:
     console = Console()
-    table = Table(title=f"SkillOpt run {summary.run_dir}  (optimizer {summary.optimizer}, target {summary.target})")
+    table = Table(
+        title=f"SkillOpt run {summary.run_dir}  (optimizer {summary.optimizer}, target {summary.target})"
+    )
     for column in ("split", "baseline hard", "final hard", "baseline soft", "final soft"):
         table.add_column(column)
     for split in ("val", "test"):
@@ -50,11 +56,15 @@ def render_summary(summary: TrainingSummary) -> None:
     console.print(table)
     console.print(f"[green]accepted edits ({len(summary.accepted)}):")
     for edit in summary.accepted:
-        console.print(f"  + step {edit['step']}: {edit['op']} {(edit['content'] or edit['anchor']).strip()[:90]}")
+        console.print(
+            f"  + step {edit['step']}: {edit['op']} {(edit['content'] or edit['anchor']).strip()[:90]}"
+        )
     console.print(f"[red]rejected edits ({len(summary.rejected)}):")
     for entry in summary.rejected[:15]:
         edit = entry["edit"]
-        console.print(f"  - step {entry['step']}: {edit['op']} {(edit['content'] or edit['anchor']).strip()[:80]} (Δ {entry['delta']:+.3f})")
+        console.print(
+            f"  - step {entry['step']}: {edit['op']} {(edit['content'] or edit['anchor']).strip()[:80]} (Δ {entry['delta']:+.3f})"
+        )
     if summary.stopped_reason:
         console.print(f"[yellow]stopped early: {summary.stopped_reason}")
     console.print(f"best skill: {summary.best_skill_path}")

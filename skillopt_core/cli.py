@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -27,11 +27,29 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-BackendOpt = typer.Option("mock", "--backend", help="Backend for both roles: NAME or NAME:MODEL (mock, openai:gpt-5.5, claude-cli:sonnet, ...).")
-OptimizerOpt = typer.Option(None, "--optimizer", help="Optimizer-role backend (overrides --backend), e.g. openai:gpt-5.5.")
-TargetOpt = typer.Option(None, "--target", help="Target-role backend (overrides --backend), e.g. claude-cli:sonnet.")
-OptionOpt = typer.Option([], "--option", help="Backend option KEY=VALUE for both roles (repeatable), e.g. base_url=http://127.0.0.1:8000/v1.")
-SplitDirOpt = typer.Option(..., "--split-dir", help="Directory with train/, val/ and test/ items.json.", exists=True, file_okay=False)
+BackendOpt = typer.Option(
+    "mock",
+    "--backend",
+    help="Backend for both roles: NAME or NAME:MODEL (mock, openai:gpt-5.5, claude-cli:sonnet, ...).",
+)
+OptimizerOpt = typer.Option(
+    None, "--optimizer", help="Optimizer-role backend (overrides --backend), e.g. openai:gpt-5.5."
+)
+TargetOpt = typer.Option(
+    None, "--target", help="Target-role backend (overrides --backend), e.g. claude-cli:sonnet."
+)
+OptionOpt = typer.Option(
+    [],
+    "--option",
+    help="Backend option KEY=VALUE for both roles (repeatable), e.g. base_url=http://127.0.0.1:8000/v1.",
+)
+SplitDirOpt = typer.Option(
+    ...,
+    "--split-dir",
+    help="Directory with train/, val/ and test/ items.json.",
+    exists=True,
+    file_okay=False,
+)
 JsonOpt = typer.Option(False, "--json", help="Print a JSON summary instead of tables.")
 
 
@@ -50,7 +68,7 @@ def _fail(message: str, code: int = EXIT_ERROR) -> typer.Exit:
     return typer.Exit(code)
 
 
-def _open_roles(backend: str, target: Optional[str], options: dict[str, Any]) -> Any:
+def _open_roles(backend: str, target: str | None, options: dict[str, Any]) -> Any:
     from skillopt_core.backends import BackendError
     from skillopt_core.backends.runtime import open_roles
     from skillopt_core.registry import UnknownEntryError
@@ -66,22 +84,50 @@ def _open_roles(backend: str, target: Optional[str], options: dict[str, Any]) ->
 @app.command()
 def train(
     split_dir: Path = SplitDirOpt,
-    out_root: Path = typer.Option(..., "--out-root", help="Run directory; re-running the same command resumes it."),
-    config: Optional[Path] = typer.Option(None, "--config", help="TOML config (see skillopt_core/config.py for keys).", exists=True, dir_okay=False),
+    out_root: Path = typer.Option(
+        ..., "--out-root", help="Run directory; re-running the same command resumes it."
+    ),
+    config: Path | None = typer.Option(
+        None,
+        "--config",
+        help="TOML config (see skillopt_core/config.py for keys).",
+        exists=True,
+        dir_okay=False,
+    ),
     backend: str = BackendOpt,
-    optimizer: Optional[str] = OptimizerOpt,
-    target: Optional[str] = TargetOpt,
+    optimizer: str | None = OptimizerOpt,
+    target: str | None = TargetOpt,
     option: list[str] = OptionOpt,
-    seed_skill: Optional[Path] = typer.Option(None, "--seed-skill", help="Starting skill (default: seed_skill.md in the split dir, else empty).", exists=True, dir_okay=False),
-    epochs: Optional[int] = typer.Option(None, "--epochs", min=1, help="Epochs (paper default 4)."),
-    batch_size: Optional[int] = typer.Option(None, "--batch-size", min=1, help="Rollout batch per step (default 40)."),
-    minibatch_size: Optional[int] = typer.Option(None, "--minibatch-size", min=1, help="Reflection minibatch (default 8)."),
-    eval_samples: Optional[int] = typer.Option(None, "--eval-samples", min=1, help="Samples per item when gating (default 1)."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Seed for batching and the mock world."),
-    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Parallel model calls (default 8)."),
-    max_calls: Optional[int] = typer.Option(None, "--max-calls", min=0, help="Hard limit on model calls for this run."),
-    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=0, help="Hard limit on tokens (in + out)."),
-    max_usd: Optional[float] = typer.Option(None, "--max-usd", min=0.0, help="Hard limit on estimated cost in USD."),
+    seed_skill: Path | None = typer.Option(
+        None,
+        "--seed-skill",
+        help="Starting skill (default: seed_skill.md in the split dir, else empty).",
+        exists=True,
+        dir_okay=False,
+    ),
+    epochs: int | None = typer.Option(None, "--epochs", min=1, help="Epochs (paper default 4)."),
+    batch_size: int | None = typer.Option(
+        None, "--batch-size", min=1, help="Rollout batch per step (default 40)."
+    ),
+    minibatch_size: int | None = typer.Option(
+        None, "--minibatch-size", min=1, help="Reflection minibatch (default 8)."
+    ),
+    eval_samples: int | None = typer.Option(
+        None, "--eval-samples", min=1, help="Samples per item when gating (default 1)."
+    ),
+    seed: int | None = typer.Option(None, "--seed", help="Seed for batching and the mock world."),
+    workers: int | None = typer.Option(
+        None, "--workers", min=1, help="Parallel model calls (default 8)."
+    ),
+    max_calls: int | None = typer.Option(
+        None, "--max-calls", min=0, help="Hard limit on model calls for this run."
+    ),
+    max_tokens: int | None = typer.Option(
+        None, "--max-tokens", min=0, help="Hard limit on tokens (in + out)."
+    ),
+    max_usd: float | None = typer.Option(
+        None, "--max-usd", min=0.0, help="Hard limit on estimated cost in USD."
+    ),
     as_json: bool = JsonOpt,
 ) -> None:
     """Train a skill on a split: rollout -> reflect -> bounded edits -> gate, for N epochs."""
@@ -97,8 +143,12 @@ def train(
         options=_parse_options(option),
         seed_skill=seed_skill,
         overrides={
-            "epochs": epochs, "batch_size": batch_size, "minibatch_size": minibatch_size,
-            "eval_samples": eval_samples, "seed": seed, "workers": workers,
+            "epochs": epochs,
+            "batch_size": batch_size,
+            "minibatch_size": minibatch_size,
+            "eval_samples": eval_samples,
+            "seed": seed,
+            "workers": workers,
         },
         limits={"max_calls": max_calls, "max_tokens": max_tokens, "max_usd": max_usd},
     )
@@ -144,13 +194,19 @@ def _run_training(request: Any, train_config: Any, as_json: bool) -> int:
 
 @app.command("eval")
 def evaluate(
-    skill: Path = typer.Option(..., "--skill", help="Skill document to evaluate.", exists=True, dir_okay=False),
+    skill: Path = typer.Option(
+        ..., "--skill", help="Skill document to evaluate.", exists=True, dir_okay=False
+    ),
     split_dir: Path = SplitDirOpt,
-    split: str = typer.Option("all", "--split", help="valid_unseen (test) | valid_seen (val) | train | all."),
+    split: str = typer.Option(
+        "all", "--split", help="valid_unseen (test) | valid_seen (val) | train | all."
+    ),
     backend: str = BackendOpt,
-    target: Optional[str] = TargetOpt,
+    target: str | None = TargetOpt,
     option: list[str] = OptionOpt,
-    samples: int = typer.Option(1, "--samples", min=1, help="Rollouts per item (scores are averaged)."),
+    samples: int = typer.Option(
+        1, "--samples", min=1, help="Rollouts per item (scores are averaged)."
+    ),
     workers: int = typer.Option(8, "--workers", min=1, help="Parallel model calls."),
     as_json: bool = JsonOpt,
 ) -> None:
@@ -178,7 +234,11 @@ def evaluate(
     except SplitFormatError as exc:
         raise _fail(str(exc)) from None
     if as_json:
-        typer.echo(json.dumps({"skill": str(skill), "target": str(target or backend), "splits": results}, indent=2))
+        typer.echo(
+            json.dumps(
+                {"skill": str(skill), "target": str(target or backend), "splits": results}, indent=2
+            )
+        )
         return
     from rich.console import Console
     from rich.table import Table

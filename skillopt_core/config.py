@@ -82,13 +82,20 @@ def _check(condition: bool, message: str) -> None:
 
 def _section(data: Mapping[str, Any], name: str) -> Mapping[str, Any]:
     value = data.get(name, {})
-    _check(isinstance(value, Mapping), f"[{name}] must be a table")
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"[{name}] must be a table")
     return value
 
 
 def config_from_mapping(data: Mapping[str, Any]) -> TrainConfig:
     train, lr, gate, slow = (_section(data, n) for n in ("train", "lr", "gate", "slow_update"))
-    known = {f.name for f in fields(TrainConfig)} - {"lr", "gate", "slow_update", "slow_update_gated", "meta_skill"}
+    known = {f.name for f in fields(TrainConfig)} - {
+        "lr",
+        "gate",
+        "slow_update",
+        "slow_update_gated",
+        "meta_skill",
+    }
     unknown = sorted(set(train) - known)
     _check(not unknown, f"unknown [train] keys: {', '.join(unknown)}")
     config = TrainConfig(**dict(train))
@@ -117,9 +124,14 @@ def validate(config: TrainConfig) -> TrainConfig:
     _check(config.minibatch_size >= 1, "minibatch_size must be >= 1")
     _check(config.eval_samples >= 1, "eval_samples must be >= 1")
     _check(config.workers >= 1, "workers must be >= 1")
-    _check(config.lr.kind in ("constant", "linear", "cosine"), "lr schedule must be constant, linear or cosine")
+    _check(
+        config.lr.kind in ("constant", "linear", "cosine"),
+        "lr schedule must be constant, linear or cosine",
+    )
     _check(1 <= config.lr.min_edits <= config.lr.max_edits, "lr needs 1 <= min <= max")
-    _check(config.gate.metric in ("hard", "soft", "mixed"), "gate metric must be hard, soft or mixed")
+    _check(
+        config.gate.metric in ("hard", "soft", "mixed"), "gate metric must be hard, soft or mixed"
+    )
     _check(0.0 <= config.gate.mixed_weight <= 1.0, "gate mixed_weight must be within [0, 1]")
     return config
 

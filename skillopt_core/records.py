@@ -28,7 +28,7 @@ class Rollout:
     item_id: str
     response: str
     trajectory: tuple[Mapping[str, Any], ...] = ()
-    usage: Usage = Usage()
+    usage: Usage = field(default_factory=Usage)
     sample: int = 0
 
 

@@ -58,8 +58,11 @@ def resolve_config(request: TrainRequest) -> TrainConfig:
 
 
 def resolve_seed_skill(request: TrainRequest, config: TrainConfig) -> str:
-    for candidate in (request.seed_skill, Path(config.seed_skill) if config.seed_skill else None,
-                      request.split_dir / "seed_skill.md"):
+    for candidate in (
+        request.seed_skill,
+        Path(config.seed_skill) if config.seed_skill else None,
+        request.split_dir / "seed_skill.md",
+    ):
         if candidate is not None and candidate.is_file():
             return candidate.read_text(encoding="utf-8")
     return ""
@@ -68,10 +71,14 @@ def resolve_seed_skill(request: TrainRequest, config: TrainConfig) -> str:
 def open_run_roles(request: TrainRequest, config: TrainConfig) -> Roles:
     options = {"seed": config.seed, **request.options}
     budget = Budget(**{k: v for k, v in request.limits.items() if v is not None})
-    return open_roles(request.optimizer or request.backend, request.target or request.backend, options, budget)
+    return open_roles(
+        request.optimizer or request.backend, request.target or request.backend, options, budget
+    )
 
 
-def run_training(request: TrainRequest, roles: Roles, config: TrainConfig, on_step: StepCallback | None = None) -> TrainingSummary:
+def run_training(
+    request: TrainRequest, roles: Roles, config: TrainConfig, on_step: StepCallback | None = None
+) -> TrainingSummary:
     env = create_environment(config.env, {"split_dir": request.split_dir})
     seed_skill = resolve_seed_skill(request, config)
     run_dir = RunDir(request.out_root)

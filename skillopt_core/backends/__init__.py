@@ -45,12 +45,7 @@ class BackendSpec:
 
 def _load_builtin_backends() -> None:
     """Import modules that register backends. Heavy SDK imports stay inside each backend's calls."""
-    from skillopt_core.backends import mock  # noqa: F401
-
-    try:
-        from skillopt_core.backends import builtin  # noqa: F401
-    except ImportError:  # pragma: no cover - only while real backends are not installed
-        pass
+    from skillopt_core.backends import builtin, mock  # noqa: F401
 
 
 def create_backend(spec: BackendSpec | str, options: Mapping[str, Any] | None = None) -> Backend:

@@ -68,7 +68,7 @@ class Usage:
 @dataclass(frozen=True)
 class Completion:
     text: str
-    usage: Usage = Usage()
+    usage: Usage = field(default_factory=Usage)
     cost_usd: float = 0.0
     model: str = ""
     latency_s: float = 0.0

@@ -25,7 +25,9 @@ def load_items(path: Path) -> list[Item]:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise SplitFormatError(f"{path} does not exist; a split dir needs train/, val/ and test/items.json") from None
+        raise SplitFormatError(
+            f"{path} does not exist; a split dir needs train/, val/ and test/items.json"
+        ) from None
     except json.JSONDecodeError as exc:
         raise SplitFormatError(f"{path} is not valid JSON: {exc}") from None
     if not isinstance(raw, list):
@@ -74,7 +76,10 @@ class QAEnvironment:
         return Rollout(
             item_id=item.id,
             response=answer,
-            trajectory=({"role": "user", "content": question}, {"role": "assistant", "content": answer}),
+            trajectory=(
+                {"role": "user", "content": question},
+                {"role": "assistant", "content": answer},
+            ),
             usage=completion.usage,
             sample=sample,
         )
@@ -84,7 +89,11 @@ class QAEnvironment:
         hard, soft = best_scores(rollout.response, answers)
         if hard:
             return Score(1.0, soft, "exact match")
-        return Score(0.0, soft, f"expected one of {answers!r}, got {rollout.response[:160]!r} (F1 {soft:.2f})")
+        return Score(
+            0.0,
+            soft,
+            f"expected one of {answers!r}, got {rollout.response[:160]!r} (F1 {soft:.2f})",
+        )
 
 
 @ENVIRONMENTS.register("qa")

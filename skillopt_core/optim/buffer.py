@@ -48,7 +48,9 @@ class RejectedBuffer:
             if entry.edit.key() in seen:
                 continue
             seen.add(entry.edit.key())
-            shown.append({**entry.edit.to_json(), "delta": round(entry.delta, 4), "step": entry.step})
+            shown.append(
+                {**entry.edit.to_json(), "delta": round(entry.delta, 4), "step": entry.step}
+            )
             if len(shown) == limit:
                 break
         return shown
@@ -62,7 +64,9 @@ class RejectedBuffer:
     @classmethod
     def from_json(cls, data: Iterable[Mapping[str, Any]]) -> RejectedBuffer:
         return cls(
-            RejectedEdit(Edit.from_json(d["edit"]), float(d["delta"]), int(d["step"]), bool(d["alone"]))
+            RejectedEdit(
+                Edit.from_json(d["edit"]), float(d["delta"]), int(d["step"]), bool(d["alone"])
+            )
             for d in data
         )
 

@@ -46,4 +46,6 @@ def decide(current: EvalResult, candidate: EvalResult, policy: GatePolicy) -> De
         if regressed:
             reason = f"improves {policy.metric} but regresses {len(regressed)} item(s): {', '.join(regressed[:5])}"
             return Decision(False, policy.metric, cur, cand, reason, changed)
-    return Decision(True, policy.metric, cur, cand, f"{policy.metric} {cur:.4f} -> {cand:.4f}", changed)
+    return Decision(
+        True, policy.metric, cur, cand, f"{policy.metric} {cur:.4f} -> {cand:.4f}", changed
+    )

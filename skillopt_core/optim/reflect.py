@@ -69,7 +69,9 @@ def make_minibatches(scored: Sequence[ScoredRollout], size: int) -> list[Minibat
 
 
 def _case_json(entry: ScoredRollout) -> dict[str, Any]:
-    question = next((t.get("content", "") for t in entry.rollout.trajectory if t.get("role") == "user"), "")
+    question = next(
+        (t.get("content", "") for t in entry.rollout.trajectory if t.get("role") == "user"), ""
+    )
     return {
         "item_id": entry.item.id,
         "input": str(question)[:1500],

@@ -93,7 +93,9 @@ class Trainer:
         saved_config = read_json(self.run.config)
         identity = {"version": STATE_VERSION, **self.config.training_identity()}
         if saved_config is not None:
-            saved_identity = {k: v for k, v in saved_config.items() if k not in ("workers", "backends")}
+            saved_identity = {
+                k: v for k, v in saved_config.items() if k not in ("workers", "backends")
+            }
             if saved_identity != identity:
                 raise ConfigError(
                     f"{self.run.root} holds a run with different settings; "
@@ -151,7 +153,11 @@ class Trainer:
             self.state.stopped_reason = f"budget: {exc}"
             self._save()
         return TrainResult(
-            self.state.best_skill, self.history, self.state.stopped_reason, self.state.accepted, self.rejected.to_json()
+            self.state.best_skill,
+            self.history,
+            self.state.stopped_reason,
+            self.state.accepted,
+            self.rejected.to_json(),
         )
 
     def _gate(self, candidate: str) -> tuple[Decision, float]:
@@ -176,8 +182,13 @@ class Trainer:
         atomic_write_json(
             step_dir / "rollouts.json",
             [
-                {"item_id": s.item.id, "response": s.rollout.response, "hard": s.score.hard,
-                 "soft": s.score.soft, "reason": s.score.reason}
+                {
+                    "item_id": s.item.id,
+                    "response": s.rollout.response,
+                    "hard": s.score.hard,
+                    "soft": s.score.soft,
+                    "reason": s.score.reason,
+                }
                 for s in scored
             ],
         )
@@ -199,8 +210,13 @@ class Trainer:
             {
                 "budget": budget,
                 "minibatches": [
-                    {"kind": o.minibatch.kind, "index": o.minibatch.index, "size": len(o.minibatch.cases),
-                     "edits": [e.to_json() for e in o.edits], "dropped": o.dropped_reason}
+                    {
+                        "kind": o.minibatch.kind,
+                        "index": o.minibatch.index,
+                        "size": len(o.minibatch.cases),
+                        "edits": [e.to_json() for e in o.edits],
+                        "dropped": o.dropped_reason,
+                    }
                     for o in outcomes
                 ],
                 "merged": [e.to_json() for e in merged],
@@ -224,7 +240,10 @@ class Trainer:
         report = apply_edits(skill, selected)
         atomic_write_json(
             step_dir / "apply_report.json",
-            [{"edit": o.edit.to_json(), "applied": o.applied, "reason": o.reason} for o in report.outcomes],
+            [
+                {"edit": o.edit.to_json(), "applied": o.applied, "reason": o.reason}
+                for o in report.outcomes
+            ],
         )
         applied = list(report.applied)
         record["applied"] = len(applied)
@@ -234,11 +253,15 @@ class Trainer:
         atomic_write_text(step_dir / "candidate.md", report.text)
         decision, delta = self._gate(report.text)
         atomic_write_json(step_dir / "gate.json", asdict(decision))
-        record.update(decision=decision.reason, val_current=decision.current, val_candidate=decision.candidate)
+        record.update(
+            decision=decision.reason, val_current=decision.current, val_candidate=decision.candidate
+        )
         if decision.accepted:
             record["accepted"] = True
             record["skill_version"] = self._accept(report.text)
-            self.state.accepted.extend({**e.to_json(), "step": step, "delta": delta} for e in applied)
+            self.state.accepted.extend(
+                {**e.to_json(), "step": step, "delta": delta} for e in applied
+            )
         else:
             self.rejected.add(applied, delta, step)
             record["rejected_edits"] = [e.to_json() for e in applied]
@@ -250,7 +273,10 @@ class Trainer:
             self._slow_update(epoch)
         if cfg.meta_skill:
             notes = meta_update(
-                self.roles.optimizer, self.state.meta_notes, self.state.accepted, self.rejected.for_prompt(30)
+                self.roles.optimizer,
+                self.state.meta_notes,
+                self.state.accepted,
+                self.rejected.for_prompt(30),
             )
             self.state.meta_notes = notes
             atomic_write_text(self.run.meta(epoch) / "meta_skill.md", notes + "\n")
@@ -261,7 +287,12 @@ class Trainer:
     def _slow_update(self, epoch: int) -> None:
         items = self.env.items("train")[: max(self.config.batch_size, 1)]
         update = slow_update(
-            self.roles.optimizer, self.evaluator, self.state.epoch_start_skill, self.state.current_skill, items, epoch
+            self.roles.optimizer,
+            self.evaluator,
+            self.state.epoch_start_skill,
+            self.state.current_skill,
+            items,
+            epoch,
         )
         log: dict[str, Any] = {
             "epoch": epoch,
@@ -286,4 +317,3 @@ class Trainer:
         atomic_write_json(self.run.slow_update(epoch) / "slow_update.json", log)
         if update.candidate is not None:
             atomic_write_text(self.run.slow_update(epoch) / "candidate.md", update.candidate)
-

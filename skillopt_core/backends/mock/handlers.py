@@ -34,7 +34,9 @@ NOISE_RATE = 0.04
 class MockSettings:
     """Knobs of the simulated world (seeded, so runs are reproducible)."""
 
-    def __init__(self, seed: int = 0, wrong_rate: float = 0.25, malformed_rate: float = 0.08) -> None:
+    def __init__(
+        self, seed: int = 0, wrong_rate: float = 0.25, malformed_rate: float = 0.08
+    ) -> None:
         self.seed = seed
         self.wrong_rate = wrong_rate
         self.malformed_rate = malformed_rate
@@ -68,16 +70,33 @@ def answer_item(request: CompletionRequest, settings: MockSettings) -> str:
 
 def _misjudged_edit(skill: str, diagnosed: Rule | None, pick: float) -> dict[str, str]:
     """A plausible but wrong proposal: harmful guidance, an irrelevant rule, or deleting a good line."""
-    guidance_lines = [line for line in skill.splitlines() if any(r.guidance in line for r in QA_RULES)]
+    guidance_lines = [
+        line for line in skill.splitlines() if any(r.guidance in line for r in QA_RULES)
+    ]
     if guidance_lines and pick < 0.2:
         line = guidance_lines[int(pick * 1000) % len(guidance_lines)]
-        return {"op": "delete", "anchor": line.strip(), "content": "", "rationale": "looks redundant"}
+        return {
+            "op": "delete",
+            "anchor": line.strip(),
+            "content": "",
+            "rationale": "looks redundant",
+        }
     if pick < 0.6:
         content = HARMFUL_GUIDANCE[int(pick * 1000) % len(HARMFUL_GUIDANCE)]
-        return {"op": "add", "anchor": "", "content": f"- {content}", "rationale": "answers seemed unclear"}
+        return {
+            "op": "add",
+            "anchor": "",
+            "content": f"- {content}",
+            "rationale": "answers seemed unclear",
+        }
     others = [r for r in QA_RULES if r is not diagnosed]
     other = others[int(pick * 1000) % len(others)]
-    return {"op": "add", "anchor": "", "content": f"- {other.guidance}", "rationale": "may be related"}
+    return {
+        "op": "add",
+        "anchor": "",
+        "content": f"- {other.guidance}",
+        "rationale": "may be related",
+    }
 
 
 def _render_json(payload: Mapping[str, Any], malformed: bool) -> str:
@@ -101,7 +120,9 @@ def propose_edits(request: CompletionRequest, settings: MockSettings) -> str:
             rule = diagnose(str(case.get("response", "")), expected)
             roll = stable_fraction(*salt, case.get("item_id"), "judgement")
             if roll < settings.wrong_rate:
-                proposal = _misjudged_edit(skill, rule, stable_fraction(*salt, case.get("item_id"), "pick"))
+                proposal = _misjudged_edit(
+                    skill, rule, stable_fraction(*salt, case.get("item_id"), "pick")
+                )
             elif rule is None or rule.addressed_by(skill):
                 continue
             else:
@@ -109,9 +130,15 @@ def propose_edits(request: CompletionRequest, settings: MockSettings) -> str:
                     "op": "add",
                     "anchor": "",
                     "content": f"- {rule.guidance}",
-                    "rationale": f"failure shows the '{rule.name}' mistake: {case.get('reason', '')}"[:200],
+                    "rationale": f"failure shows the '{rule.name}' mistake: {case.get('reason', '')}"[
+                        :200
+                    ],
                 }
-            key = (proposal["op"], " ".join(proposal["anchor"].split()), " ".join(proposal["content"].split()))
+            key = (
+                proposal["op"],
+                " ".join(proposal["anchor"].split()),
+                " ".join(proposal["content"].split()),
+            )
             if key not in blocked and proposal not in edits:
                 edits.append(proposal)
     malformed = stable_fraction(*salt, "format") < settings.malformed_rate
@@ -139,7 +166,9 @@ def meta_notes(request: CompletionRequest, settings: MockSettings) -> str:
     rejected = request.metadata.get("rejected", [])
     notes = [f"- Accepted edits so far: {len(accepted)}; rejected: {len(rejected)}."]
     for edit in rejected[:5]:
-        notes.append(f"- Avoid: {edit.get('op')} {edit.get('content') or edit.get('anchor')!r} (hurt or did not help).")
+        notes.append(
+            f"- Avoid: {edit.get('op')} {edit.get('content') or edit.get('anchor')!r} (hurt or did not help)."
+        )
     for edit in accepted[:5]:
         notes.append(f"- Helped: {edit.get('op')} {edit.get('content') or edit.get('anchor')!r}.")
     return "\n".join(notes)

@@ -15,11 +15,34 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 _NUMBER_WORDS = {
-    0: "zero", 1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
-    8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve", 13: "thirteen",
-    14: "fourteen", 15: "fifteen", 16: "sixteen", 17: "seventeen", 18: "eighteen",
-    19: "nineteen", 20: "twenty", 30: "thirty", 40: "forty", 50: "fifty", 60: "sixty",
-    70: "seventy", 80: "eighty", 90: "ninety",
+    0: "zero",
+    1: "one",
+    2: "two",
+    3: "three",
+    4: "four",
+    5: "five",
+    6: "six",
+    7: "seven",
+    8: "eight",
+    9: "nine",
+    10: "ten",
+    11: "eleven",
+    12: "twelve",
+    13: "thirteen",
+    14: "fourteen",
+    15: "fifteen",
+    16: "sixteen",
+    17: "seventeen",
+    18: "eighteen",
+    19: "nineteen",
+    20: "twenty",
+    30: "thirty",
+    40: "forty",
+    50: "fifty",
+    60: "sixty",
+    70: "seventy",
+    80: "eighty",
+    90: "ninety",
 }
 
 
@@ -89,7 +112,9 @@ class Rule:
 
 
 def _shows_words_for_digits(response: str, expected: str) -> bool:
-    return bool(re.search(r"\d", expected)) and normalise(response) == normalise(_spell_digits(expected))
+    return bool(re.search(r"\d", expected)) and normalise(response) == normalise(
+        _spell_digits(expected)
+    )
 
 
 def _shows_surname(response: str, expected: str) -> bool:
@@ -97,11 +122,18 @@ def _shows_surname(response: str, expected: str) -> bool:
 
 
 def _shows_sentence(response: str, expected: str) -> bool:
-    return normalise(expected) in normalise(response) and len(response.split()) > len(expected.split()) + 3
+    return (
+        normalise(expected) in normalise(response)
+        and len(response.split()) > len(expected.split()) + 3
+    )
 
 
 def _shows_long_date(response: str, expected: str) -> bool:
-    return bool(re.fullmatch(r"\d{4}", expected)) and expected in response and response.strip() != expected
+    return (
+        bool(re.fullmatch(r"\d{4}", expected))
+        and expected in response
+        and response.strip() != expected
+    )
 
 
 def _shows_missing_unit(response: str, expected: str) -> bool:
@@ -109,8 +141,10 @@ def _shows_missing_unit(response: str, expected: str) -> bool:
 
 
 def _shows_hedge(response: str, expected: str) -> bool:
-    return expected.lower() in ("yes", "no") and normalise(response) != normalise(expected) and (
-        "appears" in response or "seem" in response
+    return (
+        expected.lower() in ("yes", "no")
+        and normalise(response) != normalise(expected)
+        and ("appears" in response or "seem" in response)
     )
 
 

@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+import pytest
+
+from skillopt_core.backends import Completion, CompletionRequest
+from skillopt_core.structured import StructuredReplyError, complete_json, parse_json_reply
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"edits": {"type": "array", "items": {"type": "object", "required": ["op"]}}},
+    "required": ["edits"],
+}
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"edits": [{"op": "add"}]}',
+        'Sure! Here you go:\n```json\n{"edits": [{"op": "add"}]}\n```\nHope that helps.',
+        '{"edits": [{"op": "add"},],}',
+        'I propose {"edits": [{"op": "add"}]} as the change.',
+        '{"edits": [{"op": "add", "content": "unterminated',
+    ],
+)
+def test_near_json_is_repaired(reply: str) -> None:
+    value = parse_json_reply(reply, SCHEMA)
+    assert value["edits"][0]["op"] == "add"
+
+
+def test_schema_violation_is_reported() -> None:
+    with pytest.raises(StructuredReplyError, match="schema"):
+        parse_json_reply('{"changes": []}', SCHEMA)
+
+
+def test_prose_only_reply_is_an_error() -> None:
+    with pytest.raises(StructuredReplyError):
+        parse_json_reply("I could not find anything to change.", SCHEMA)
+
+
+class ScriptedBackend:
+    name = "scripted"
+    model = "x"
+
+    def __init__(self, replies: list[str]) -> None:
+        self.replies = replies
+        self.requests: list[CompletionRequest] = []
+
+    def complete(self, request: CompletionRequest) -> Completion:
+        self.requests.append(request)
+        return Completion(self.replies[len(self.requests) - 1])
+
+    def health_check(self) -> None:
+        return None
+
+
+def test_complete_json_reasks_once_with_the_error() -> None:
+    backend = ScriptedBackend(["no json here", '{"edits": []}'])
+    assert complete_json(backend, CompletionRequest.of("hi"), SCHEMA) == {"edits": []}
+    assert len(backend.requests) == 2
+    second = backend.requests[1]
+    assert second.json_schema == SCHEMA
+    assert "could not be used" in second.messages[-1].content
+    assert second.messages[-2].content == "no json here"
+
+
+def test_complete_json_gives_up_after_the_reask() -> None:
+    backend = ScriptedBackend(["nope", "still nope"])
+    with pytest.raises(StructuredReplyError):
+        complete_json(backend, CompletionRequest.of("hi"), SCHEMA)
+    assert len(backend.requests) == 2
