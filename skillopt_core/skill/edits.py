@@ -156,6 +156,14 @@ def _delete(text: str, start: int, end: int) -> str:
     return out
 
 
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
 def _apply_one(text: str, edit: Edit) -> tuple[str, str]:
     """The new text and an empty reason, or the unchanged text and why the edit was skipped."""
     nl = "\r\n" if "\r\n" in text else "\n"
@@ -176,10 +184,14 @@ def _apply_one(text: str, edit: Edit) -> tuple[str, str]:
     if edit.op is EditOp.ADD:
         where = _after_anchor(text, match, _is_list(lines[0]))
         new = _insert_block(text, where, lines, nl)
-    elif edit.op is EditOp.DELETE:
-        new = _delete(text, match.start, match.end)
     else:
-        new = text[: match.start] + nl.join(lines) + text[match.end :]
+        # Surrounding whitespace of the anchor is layout, not meaning: keeping it preserves the
+        # line structure (a marker stays on its own line, paragraphs stay apart).
+        start, end = _trim(text, match.start, match.end)
+        if edit.op is EditOp.DELETE:
+            new = _delete(text, start, end)
+        else:
+            new = text[:start] + nl.join(lines) + text[end:]
     if new == text:
         return text, "no change"
     return new, "" if match.tier == EXACT else f"anchor matched {match.tier}"
