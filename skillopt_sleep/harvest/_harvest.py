@@ -156,7 +156,7 @@ def _harvest_source(
         cwd = source.project_dir(state)
         scoped = not cwd or in_project(cwd, project)
         index.put(FileRow(name, source.name, stamped, read.offset, key, scoped), state)
-        if scoped:
+        if scoped and (read.offset > offset or not resumable):  # a lone half line changes nothing
             fresh.setdefault(key, {})[name] = state
             mtimes[key] = max(mtimes.get(key, 0.0), fid.mtime_ns / 1e9)
         else:
