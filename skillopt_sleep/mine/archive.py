@@ -1,0 +1,197 @@
+"""The miner's SQLite archive in the project state dir: every request seen, across nights.
+
+Tables: ``occurrences`` (one per session request; a re-harvested session updates its row, never
+adds a duplicate), ``requests`` (one per distinct request text: family, split, nights seen),
+``embeddings`` (vector per text hash and embedder — only for embedders whose vectors depend on
+the text alone) and ``families`` (the synthesised judge, with a fingerprint of the members it
+was made from so it is re-synthesised only when the family changed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from skillopt_sleep.mine.candidates import Candidate, normalize
+from skillopt_sleep.mine.synth import JudgeSpec
+from skillopt_sleep.records import Check, Signal, SignalKind
+
+ARCHIVE_NAME = "mine-archive.sqlite3"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS occurrences (
+    key TEXT PRIMARY KEY, text_hash TEXT NOT NULL, timestamp TEXT NOT NULL,
+    night TEXT NOT NULL, candidate TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS occurrences_hash ON occurrences(text_hash);
+CREATE TABLE IF NOT EXISTS requests (
+    text_hash TEXT PRIMARY KEY, text TEXT NOT NULL, family TEXT, split TEXT,
+    first_seen TEXT NOT NULL, first_night TEXT NOT NULL, last_night TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS embeddings (
+    text_hash TEXT NOT NULL, embedder TEXT NOT NULL, vector BLOB NOT NULL,
+    PRIMARY KEY (text_hash, embedder));
+CREATE TABLE IF NOT EXISTS families (
+    id TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, spec TEXT NOT NULL, updated_night TEXT NOT NULL);
+"""
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(normalize(text).encode("utf-8")).hexdigest()[:20]
+
+
+def candidate_to_json(candidate: Candidate) -> str:
+    data = asdict(candidate)
+    data["timestamp"] = candidate.timestamp.isoformat()
+    data["signals"] = [
+        {"kind": s.kind.value, "turn_index": s.turn_index, "excerpt": s.excerpt}
+        for s in candidate.signals
+    ]
+    return json.dumps(data, sort_keys=True)
+
+
+def candidate_from_json(text: str) -> Candidate:
+    data: dict[str, Any] = json.loads(text)
+    data["timestamp"] = datetime.fromisoformat(data["timestamp"])
+    data["signals"] = tuple(
+        Signal(SignalKind(s["kind"]), s["turn_index"], s["excerpt"]) for s in data["signals"]
+    )
+    for name in ("feedback", "tools"):
+        data[name] = tuple(data[name])
+    return Candidate(**data)
+
+
+def spec_to_json(spec: JudgeSpec) -> str:
+    return json.dumps(asdict(spec), sort_keys=True)
+
+
+def spec_from_json(text: str) -> JudgeSpec:
+    data = json.loads(text)
+    data["checks"] = tuple(Check(**c) for c in data["checks"])
+    return JudgeSpec(**data)
+
+
+class Archive:
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(self.path))
+        self._db.executescript(_SCHEMA)
+
+    @classmethod
+    def for_project(cls, project: str | Path) -> Archive:
+        from skillopt_sleep.paths import project_state_dir
+
+        return cls(project_state_dir(project) / ARCHIVE_NAME)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Archive:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def add(self, candidates: Iterable[Candidate], night: str) -> int:
+        """Store tonight's candidates; returns how many occurrences were new (not merged)."""
+        new = 0
+        with self._db:
+            for c in candidates:
+                key = f"{c.harness}:{c.session_id}:{c.turn_index}"
+                digest = text_hash(c.text)
+                stamp = c.timestamp.isoformat()
+                exists = self._db.execute(
+                    "SELECT 1 FROM occurrences WHERE key = ?", (key,)
+                ).fetchone()
+                new += exists is None
+                self._db.execute(
+                    "INSERT INTO occurrences VALUES (?, ?, ?, ?, ?) ON CONFLICT(key) DO UPDATE SET "
+                    "text_hash = excluded.text_hash, candidate = excluded.candidate",
+                    (key, digest, stamp, night, candidate_to_json(c)),
+                )
+                self._db.execute(
+                    "INSERT INTO requests VALUES (?, ?, NULL, NULL, ?, ?, ?) ON CONFLICT(text_hash) DO UPDATE SET "
+                    "last_night = max(last_night, excluded.last_night), first_seen = min(first_seen, excluded.first_seen)",
+                    (digest, c.text, stamp, night, night),
+                )
+        return new
+
+    def requests(self) -> list[tuple[str, str, str | None, str | None, datetime, str]]:
+        """(text hash, text, family, split, first seen, last night) for every request, oldest first."""
+        rows = self._db.execute(
+            "SELECT text_hash, text, family, split, first_seen, last_night FROM requests ORDER BY first_seen, text_hash"
+        ).fetchall()
+        return [
+            (h, t, f, s, datetime.fromisoformat(seen), night) for h, t, f, s, seen, night in rows
+        ]
+
+    def occurrences(self) -> dict[str, list[Candidate]]:
+        """Every stored attempt, grouped by request text hash, in time order."""
+        grouped: dict[str, list[Candidate]] = {}
+        for digest, blob in self._db.execute(
+            "SELECT text_hash, candidate FROM occurrences ORDER BY timestamp, key"
+        ):
+            grouped.setdefault(digest, []).append(candidate_from_json(blob))
+        return grouped
+
+    def set_families(self, families: dict[str, str]) -> None:
+        with self._db:
+            self._db.executemany(
+                "UPDATE requests SET family = ? WHERE text_hash = ?",
+                [(f, h) for h, f in families.items()],
+            )
+
+    def set_splits(self, splits: dict[str, str]) -> None:
+        with self._db:
+            self._db.executemany(
+                "UPDATE requests SET split = ? WHERE text_hash = ?",
+                [(s, h) for h, s in splits.items()],
+            )
+
+    def embeddings(self, hashes: Sequence[str], embedder: str) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        for start in range(0, len(hashes), 500):
+            chunk = list(hashes[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            for digest, blob in self._db.execute(
+                f"SELECT text_hash, vector FROM embeddings WHERE embedder = ? AND text_hash IN ({marks})",
+                (embedder, *chunk),
+            ):
+                found[digest] = np.frombuffer(blob, dtype=np.float32)
+        return found
+
+    def put_embeddings(self, embedder: str, vectors: dict[str, np.ndarray]) -> None:
+        with self._db:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)",
+                [
+                    (h, embedder, np.asarray(v, dtype=np.float32).tobytes())
+                    for h, v in vectors.items()
+                ],
+            )
+
+    def spec(self, family: str, fingerprint: str) -> JudgeSpec | None:
+        row = self._db.execute(
+            "SELECT fingerprint, spec FROM families WHERE id = ?", (family,)
+        ).fetchone()
+        return spec_from_json(row[1]) if row and row[0] == fingerprint else None
+
+    def put_spec(self, family: str, fingerprint: str, spec: JudgeSpec, night: str) -> None:
+        with self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO families VALUES (?, ?, ?, ?)",
+                (family, fingerprint, spec_to_json(spec), night),
+            )
+
+    def counts(self) -> dict[str, int]:
+        return {
+            table: int(self._db.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+            for table in ("occurrences", "requests", "embeddings", "families")
+        }

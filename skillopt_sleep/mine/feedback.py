@@ -1,0 +1,62 @@
+"""Is a later user turn feedback on the previous attempt, or a new request?
+
+Feedback turns (corrections, approvals, "continue") are evidence about an attempt; they are never
+requests to replay. The harvester attaches its own signals; this classifier decides which user
+turns open a new goal and fills in signals the harvester did not record.
+"""
+
+from __future__ import annotations
+
+import re
+
+from skillopt_core.redaction import redact
+from skillopt_sleep.records import SignalKind
+
+_APPROVAL = re.compile(
+    r"^\W*(thanks|thank you|thx|ty|great|perfect|awesome|nice|excellent|lgtm|looks good|that works|"
+    r"works( now)?|that did it|that fixed it|ok(ay)?|cool|yes|yep|yup|correct|exactly|good)\b",
+    re.IGNORECASE,
+)
+_CONTINUE = re.compile(
+    r"^\W*(continue|go on|go ahead|proceed|keep going|carry on|next|do it|yes,? please|please continue|"
+    r"resume|and\?|more)\W*$",
+    re.IGNORECASE,
+)
+_CORRECTION_START = re.compile(
+    r"^\W*(no\b|nope|wrong|not quite|not right|incorrect|that'?s (wrong|not|incorrect)|"
+    r"(it|this|the \w+) (still|is still|keeps)|still\b|you (forgot|missed|broke|didn'?t)|"
+    r"that (didn'?t|doesn'?t|broke)|try again|revert|undo)",
+    re.IGNORECASE,
+)
+_CORRECTION_ANY = re.compile(
+    r"\b(still (fails?|failing|broken|wrong|errors?)|doesn'?t work|didn'?t work|not what i (asked|wanted)|"
+    r"wrong (format|file|answer|id|output)|you broke|that'?s wrong)\b",
+    re.IGNORECASE,
+)
+MAX_FEEDBACK_WORDS = 40
+
+
+def classify_followup(text: str) -> SignalKind | None:
+    """The kind of feedback ``text`` is, or None when it reads as a request in its own right."""
+    stripped = text.strip()
+    words = len(stripped.split())
+    if not stripped:
+        return SignalKind.APPROVAL
+    if words <= MAX_FEEDBACK_WORDS and (
+        _CORRECTION_START.match(stripped) or _CORRECTION_ANY.search(stripped)
+    ):
+        return SignalKind.CORRECTION
+    if words <= 12 and _APPROVAL.match(stripped):
+        return SignalKind.APPROVAL
+    return None
+
+
+def is_followup(text: str) -> bool:
+    """Feedback or a bare "continue": part of the attempt before it, never a new request."""
+    return bool(_CONTINUE.match(text.strip())) or classify_followup(text) is not None
+
+
+def excerpt(text: str, limit: int = 400) -> str:
+    """Redacted, whitespace-folded, bounded: redaction comes before truncation."""
+    folded = " ".join(redact(text).split())
+    return folded if len(folded) <= limit else folded[: limit - 1] + "…"

@@ -1,0 +1,172 @@
+"""Deterministic judge synthesis: turn a family's corrections into checks that catch the mistake.
+
+Serves the mock backend and is the fallback when the optimizer's structured reply fails. Each
+rule reads one common way developers correct an agent:
+
+- an example of the wanted form ("like arXiv:2510.04618", "e.g. `v1.2.3`") -> a ``regex`` that
+  generalises the example (digit runs become ``\\d+``), anchored to a line when the user asked for
+  its own line;
+- a thing to look at or mention ("check the session cookie name", "mention the migration") ->
+  ``contains`` on the named thing;
+- a prohibition ("don't add retries", "never use print") -> ``not_contains``;
+- a length complaint ("too long", "under 200 words") -> ``max_chars``;
+- a missing section ("add a Testing section") -> ``section_present``;
+- a tool to use ("use the grep tool", "run pytest") -> ``tool_called``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from skillopt_sleep.records import Check
+
+_EXAMPLE = re.compile(
+    r"\b(?:like|as in|e\.g\.?|such as|in the form|formatted as|format(?: it)? as|as)\s*:?\s+"
+    r"[`'\"]?([A-Za-z][\w.\-]*[:/#][\w.\-/#:]*\d[\w.\-/#:]*|[A-Za-z]*\d[\w.\-:/#]*)",
+    re.IGNORECASE,
+)
+_OWN_LINE = re.compile(r"\b(own|separate|single|its own|a new) line\b", re.IGNORECASE)
+_NAMED = re.compile(
+    r"\b(?:check|look at|use|mention|include|handle|update|consider|read)\s+(?:the|a|an|our|its|that)?\s*"
+    r"([A-Za-z_][\w./\-]*(?:\s+[A-Za-z_][\w./\-]*){0,3})",
+    re.IGNORECASE,
+)
+_PROHIBIT = re.compile(
+    r"\b(?:don'?t|do not|never|stop|without|no more|avoid)\s+(?:using|use|adding|add|mention(?:ing)?|include|including)?\s*"
+    r"(?:the|a|an|any)?\s*([`'\"]?[\w./\-]+(?:\s+[\w./\-]+){0,2})",
+    re.IGNORECASE,
+)
+_LIMIT = re.compile(
+    r"\b(?:under|at most|max(?:imum)?|no more than|less than|within)\s+(\d+)\s*(words?|chars?|characters|lines?)",
+    re.IGNORECASE,
+)
+_TOO_LONG = re.compile(r"\b(too long|too verbose|shorter|more concise|tl;?dr)\b", re.IGNORECASE)
+_SECTION = re.compile(
+    r"(?:\b(?:add|include|with|missing|needs?)\s+(?:a|an|the)?\s*[`'\"]?([A-Z][\w ]{1,30}?)[`'\"]?\s+section\b|^#+\s+(.+)$)",
+    re.MULTILINE,
+)
+_TOOL = re.compile(
+    r"\b(?:use|call|run)\s+(?:the\s+)?[`'\"]?([\w\-]+)[`'\"]?\s+tool\b", re.IGNORECASE
+)
+_STOP_TAIL = {
+    "name",
+    "names",
+    "value",
+    "values",
+    "file",
+    "format",
+    "setting",
+    "settings",
+    "again",
+    "first",
+    "please",
+    "pls",
+    "instead",
+    "too",
+}
+_STOP_WORDS = {
+    "it",
+    "this",
+    "that",
+    "them",
+    "there",
+    "what",
+    "which",
+    "same",
+    "way",
+    "one",
+    "thing",
+    "test",
+    "tests",
+    "problem",
+    "issue",
+}
+_TAIL_CUT = re.compile(
+    r"\s+(?:and|or|but|so|then|because|before|after|when|if|to|for|in|on|with|of)\b.*$",
+    re.IGNORECASE,
+)
+WORDS_TO_CHARS = 7
+LINES_TO_CHARS = 100
+
+
+def _clean_phrase(phrase: str) -> str:
+    phrase = _TAIL_CUT.sub("", phrase.strip(" `'\".,;:!?"))
+    words = phrase.split()
+    while words and words[-1].lower() in _STOP_TAIL:
+        words.pop()
+    text = " ".join(words)
+    if not words or words[0].lower() in _STOP_WORDS or words[-1].lower() == "tool" or len(text) < 3:
+        return ""
+    return text
+
+
+def generalize_example(example: str) -> str:
+    """A regex matching values shaped like ``example``: digit runs vary, everything else literal."""
+    example = example.rstrip(".,;:!?)")
+    parts = re.split(r"(\d+)", example)
+    return "".join(r"\d+" if part.isdigit() else re.escape(part) for part in parts if part)
+
+
+def checks_from_feedback(feedback: Iterable[str], reply_chars: int = 0) -> list[Check]:
+    """Checks that a corrected mistake would fail, from the text of the corrections."""
+    found: dict[tuple[str, str], Check] = {}
+
+    def add(kind: str, value: str, why: str) -> None:
+        key = (kind, value.lower())
+        if value and key not in found:
+            found[key] = Check(kind, value, why)
+
+    for text in feedback:
+        quoted = f"from the correction {text[:160]!r}"
+        for match in _EXAMPLE.finditer(text):
+            pattern = generalize_example(match.group(1))
+            if r"\d+" in pattern or re.search(r"[:/#]", match.group(1)):
+                if _OWN_LINE.search(text):
+                    pattern = rf"(?m)^\s*{pattern}\s*$"
+                add("regex", pattern, f"use the requested format ({match.group(1)}) {quoted}")
+        for match in _NAMED.finditer(text):
+            phrase = _clean_phrase(match.group(1))
+            if phrase:
+                add("contains", phrase, f"address {phrase!r} {quoted}")
+        for match in _PROHIBIT.finditer(text):
+            phrase = _clean_phrase(match.group(1))
+            if phrase:
+                add("not_contains", phrase, f"avoid {phrase!r} {quoted}")
+        for match in _LIMIT.finditer(text):
+            count, unit = int(match.group(1)), match.group(2).lower()
+            scale = (
+                1
+                if unit.startswith("char")
+                else LINES_TO_CHARS
+                if unit.startswith("line")
+                else WORDS_TO_CHARS
+            )
+            add("max_chars", str(count * scale), f"keep it under {count} {unit} {quoted}")
+        if _TOO_LONG.search(text) and reply_chars and not _LIMIT.search(text):
+            add(
+                "max_chars",
+                str(max(200, int(reply_chars * 0.7))),
+                f"be shorter than the rejected answer {quoted}",
+            )
+        for match in _SECTION.finditer(text):
+            title = (match.group(1) or match.group(2) or "").strip()
+            if title:
+                add("section_present", title, f"include the {title!r} section {quoted}")
+        for match in _TOOL.finditer(text):
+            add("tool_called", match.group(1), f"use the {match.group(1)} tool {quoted}")
+    return list(found.values())
+
+
+def rubric_for(intent: str, corrections: Iterable[str], approvals: Iterable[str]) -> str:
+    """A judge rubric that states the task and the mistakes users corrected."""
+    lines = [f"The answer must fully accomplish this recurring request: {intent}"]
+    fixes = list(dict.fromkeys(corrections))
+    if fixes:
+        lines.append(
+            "Earlier attempts were corrected by the user; the answer must not repeat those mistakes:"
+        )
+        lines.extend(f"- {text}" for text in fixes[:6])
+    if list(approvals):
+        lines.append("At least one earlier attempt was accepted by the user.")
+    return "\n".join(lines)

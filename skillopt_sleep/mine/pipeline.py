@@ -1,0 +1,259 @@
+"""One night of mining: candidates -> archive -> embeddings -> families -> judges -> splits -> tasks.
+
+Clustering runs over the whole archive (tonight's requests and every earlier night's), so a family
+recurs across days; family ids are stable because a cluster keeps the id its archived members
+already had.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import Counter
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+
+from skillopt_core.redaction import redact
+from skillopt_sleep.mine.archive import Archive, text_hash
+from skillopt_sleep.mine.candidates import Candidate, extract_candidates
+from skillopt_sleep.mine.cluster import cluster_vectors
+from skillopt_sleep.mine.config import FamilySummary, MineConfig, MineResult
+from skillopt_sleep.mine.dream import dream
+from skillopt_sleep.mine.embed import Embedder, create_embedder
+from skillopt_sleep.mine.recall import RecallItem, recall_k
+from skillopt_sleep.mine.splits import Member, assign_splits
+from skillopt_sleep.mine.synth import JudgeSpec, synthesize
+from skillopt_sleep.records import Evidence, Session, Split, Task
+
+MAX_EVIDENCE = 8
+
+
+def embed_with_cache(
+    embedder: Embedder, hashes: Sequence[str], texts: Sequence[str], archive: Archive
+) -> tuple[Any, int]:
+    """Vectors for ``texts`` and how many were computed (the rest came from the archive cache)."""
+    if not embedder.stable:
+        return embedder.embed(texts), len(texts)
+    cached = archive.embeddings(hashes, embedder.name)
+    missing = [i for i, h in enumerate(hashes) if h not in cached]
+    if missing:
+        fresh = embedder.embed([texts[i] for i in missing])
+        archive.put_embeddings(
+            embedder.name, {hashes[i]: fresh[row] for row, i in enumerate(missing)}
+        )
+        cached.update(
+            {hashes[i]: np.asarray(fresh[row], dtype=np.float32) for row, i in enumerate(missing)}
+        )
+    return np.vstack([cached[h] for h in hashes]) if hashes else embedder.embed([]), len(missing)
+
+
+def _family_ids(
+    labels: np.ndarray, hashes: Sequence[str], previous: Sequence[str | None]
+) -> list[str]:
+    """Each cluster keeps its most common archived family id (oldest on ties), else gets a new one."""
+    ids: list[str] = [""] * len(hashes)
+    for label in np.unique(labels):
+        members = np.flatnonzero(labels == label)
+        old = Counter(previous[i] for i in members if previous[i])
+        if old:
+            family = sorted(old.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+        else:
+            family = "f-" + hashlib.sha256(hashes[members[0]].encode()).hexdigest()[:10]
+        for i in members:
+            ids[i] = family
+    return ids
+
+
+def _fingerprint(members: Sequence[Candidate]) -> str:
+    keys = sorted(f"{m.session_id}:{m.turn_index}:{m.outcome}:{len(m.signals)}" for m in members)
+    return hashlib.sha256("|".join(keys).encode()).hexdigest()[:16]
+
+
+def _evidence(members: Sequence[Candidate]) -> tuple[Evidence, ...]:
+    return tuple(
+        Evidence(m.session_id, m.harness, m.timestamp, m.text, m.outcome, m.signals)
+        for m in members[-MAX_EVIDENCE:]
+    )
+
+
+def _task_id(family: str, digest: str) -> str:
+    return "t-" + hashlib.sha256(f"{family}:{digest}".encode()).hexdigest()[:12]
+
+
+def _representative(
+    indices: Sequence[int], vectors: Any, embedder: Embedder, texts: Sequence[str]
+) -> str:
+    """The medoid: the request most similar to the rest of its family."""
+    if len(indices) == 1:
+        return texts[indices[0]]
+    sub = vectors[list(indices)]
+    return texts[indices[int(np.argmax(embedder.similarity(sub, sub).sum(axis=1)))]]
+
+
+def mine(
+    sessions: Sequence[Session],
+    archive: Archive,
+    config: MineConfig | None = None,
+    optimizer: Any = None,
+) -> MineResult:
+    config = config or MineConfig()
+    started = time.perf_counter()
+    night = config.night or datetime.now(timezone.utc).date().isoformat()
+    candidates = extract_candidates(sessions)
+    new_occurrences = archive.add(candidates, night)
+    tonight = {text_hash(c.text) for c in candidates}
+
+    rows = archive.requests()
+    hashes = [r[0] for r in rows]
+    texts = [r[1] for r in rows]
+    embedder = create_embedder(config.embedder, model=config.model)
+    t0 = time.perf_counter()
+    vectors, embedded = embed_with_cache(embedder, hashes, texts, archive)
+    embed_s = time.perf_counter() - t0
+    threshold = config.threshold if config.threshold is not None else embedder.default_threshold
+    labels = (
+        cluster_vectors(vectors, embedder.similarity, threshold)
+        if hashes
+        else np.zeros(0, dtype=np.int64)
+    )
+    family_of = _family_ids(labels, hashes, [r[2] for r in rows])
+    archive.set_families(dict(zip(hashes, family_of, strict=True)))
+
+    occurrences = archive.occurrences()
+    by_family: dict[str, list[int]] = {}
+    for i, family in enumerate(family_of):
+        by_family.setdefault(family, []).append(i)
+    size = {
+        f: sum(len(occurrences.get(hashes[i], ())) for i in idx) for f, idx in by_family.items()
+    }
+    keep_min = 1 if config.include_one_offs else config.min_family_size
+    replayable = sorted(f for f in by_family if size[f] >= keep_min)
+
+    splits = assign_splits(
+        {f: [Member(hashes[i], rows[i][4], rows[i][3]) for i in by_family[f]] for f in replayable},
+        config.splits,  # type: ignore[arg-type]
+    )
+    archive.set_splits(splits)
+
+    tasks: list[Task] = []
+    task_rows: list[int] = []
+    summaries: list[FamilySummary] = []
+    for family in replayable:
+        indices = by_family[family]
+        members = sorted(
+            (m for i in indices for m in occurrences.get(hashes[i], ())), key=lambda m: m.timestamp
+        )
+        representative = _representative(indices, vectors, embedder, texts)
+        fingerprint = _fingerprint(members)
+        spec = archive.spec(family, fingerprint)
+        if spec is None:
+            spec = synthesize(representative, members, optimizer)
+            archive.put_spec(family, fingerprint, spec, night)
+        evidence = _evidence(members)
+        for i in sorted(indices, key=lambda i: rows[i][4]):
+            own = occurrences.get(hashes[i], [])
+            tasks.append(_task(family, hashes[i], texts[i], own, spec, evidence, splits[hashes[i]]))
+            task_rows.append(i)
+        summaries.append(
+            _summary(
+                family,
+                spec,
+                members,
+                [texts[i] for i in indices],
+                [splits[hashes[i]] for i in indices],
+                tonight,
+                hashes,
+                indices,
+            )
+        )
+
+    recalled = _recall(tasks, task_rows, vectors, embedder, config.recall_k)
+    dreamed = dream(tasks, config.dream_factor, optimizer)
+    stats = {
+        "sessions": len(sessions),
+        "candidates": len(candidates),
+        "new_occurrences": new_occurrences,
+        "requests": len(hashes),
+        "embedded": embedded,
+        "embed_seconds": round(embed_s, 3),
+        "threshold": threshold,
+        "clusters": int(labels.max() + 1) if len(labels) else 0,
+        "families": len(replayable),
+        "one_offs": sum(1 for f in by_family if size[f] < config.min_family_size),
+        "tasks": len(tasks),
+        "dreamed": len(dreamed),
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+    return MineResult(
+        tasks=tuple(tasks + dreamed),
+        families=tuple(summaries),
+        embedder_name=embedder.name,
+        stats=stats,
+        recalled=recalled,
+        dream_rollouts=config.dream_rollouts,
+    )
+
+
+def _task(
+    family: str,
+    digest: str,
+    text: str,
+    own: Sequence[Candidate],
+    spec: JudgeSpec,
+    evidence: tuple[Evidence, ...],
+    split: Split,
+) -> Task:
+    context = own[-1].context if own else ""
+    return Task(
+        id=_task_id(family, digest),
+        family=family,
+        intent=text,
+        context=redact(context),
+        checks=spec.checks,
+        rubric=spec.rubric,
+        reference=spec.reference,
+        evidence=evidence,
+        split=split,
+    )
+
+
+def _summary(
+    family: str,
+    spec: JudgeSpec,
+    members: Sequence[Candidate],
+    requests: Sequence[str],
+    splits: Sequence[str],
+    tonight: set[str],
+    hashes: Sequence[str],
+    indices: Sequence[int],
+) -> FamilySummary:
+    return FamilySummary(
+        id=family,
+        representative=spec.intent,
+        size=len(members),
+        requests=tuple(requests),
+        outcomes=dict(Counter(m.outcome for m in members)),
+        splits=dict(Counter(splits)),
+        judged_by=spec.judged_by,
+        checks=spec.checks,
+        new_tonight=sum(1 for i in indices if hashes[i] in tonight),
+    )
+
+
+def _recall(
+    tasks: Sequence[Task], rows: Sequence[int], vectors: Any, embedder: Embedder, k: int
+) -> dict[str, tuple[str, ...]]:
+    if not tasks or k <= 0:
+        return {}
+    sub = vectors[list(rows)]
+    similarity = embedder.similarity(sub, sub)
+    items = [RecallItem(t.id, t.family, _outcome(t), t.split) for t in tasks]
+    return recall_k(items, similarity, k)
+
+
+def _outcome(task: Task) -> str:
+    own = [e.outcome for e in task.evidence if e.request == task.intent]
+    return own[-1] if own else "unknown"
