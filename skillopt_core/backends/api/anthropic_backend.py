@@ -1,0 +1,156 @@
+"""``anthropic``: the Anthropic SDK's Messages API (``ANTHROPIC_API_KEY`` / ``ANTHROPIC_BASE_URL``).
+
+The current Messages API takes no sampling temperature, so ``request.temperature`` is not sent.
+
+One attempt per call (``max_retries=0``); the managed wrapper retries, pools and meters.
+
+Options: ``base_url``, ``api_key`` (or ``ANTHROPIC_AUTH_TOKEN`` for a bearer token), ``stream``,
+``timeout``, ``structured`` (instruct by default: the schema demand goes in the system text;
+``native`` uses the API's structured output, which only recent models support).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from skillopt_core.backends import BACKENDS, BackendSpec
+from skillopt_core.backends._protocol import (
+    BackendError,
+    BackendUnavailable,
+    Completion,
+    CompletionRequest,
+    Usage,
+)
+from skillopt_core.backends.api import settings as cfg
+from skillopt_core.backends.api.errors import Endpoint, translate, unavailable
+
+ANTHROPIC_DEFAULT_BASE = "https://api.anthropic.com"
+
+
+@dataclass(frozen=True)
+class AnthropicSettings:
+    model: str
+    base_url: str
+    api_key: str | None
+    auth_token: str | None
+    stream: bool
+    timeout_s: float
+    structured: cfg.Structured
+
+    @classmethod
+    def from_options(cls, model: str, options: Mapping[str, Any]) -> AnthropicSettings:
+        return cls(
+            model=cfg.require_model(
+                "anthropic", model or str(options.get("model") or ""), "ANTHROPIC_MODEL"
+            ),
+            base_url=cfg.text_option(options, "base_url", "ANTHROPIC_BASE_URL")
+            or ANTHROPIC_DEFAULT_BASE,
+            api_key=cfg.text_option(options, "api_key", "ANTHROPIC_API_KEY"),
+            auth_token=cfg.text_option(options, "auth_token", "ANTHROPIC_AUTH_TOKEN"),
+            stream=cfg.flag(options, "stream"),
+            timeout_s=cfg.timeout_option(options),
+            structured=cfg.structured_mode(options, "instruct"),
+        )
+
+
+class AnthropicBackend:
+    """Thread-safe: one SDK client (and its connection pool) per backend instance."""
+
+    name = "anthropic"
+
+    def __init__(self, settings: AnthropicSettings) -> None:
+        self.model = settings.model
+        self.settings = settings
+        self.endpoint = Endpoint(self.name, settings.base_url, "ANTHROPIC_API_KEY")
+        self._client: Any = None
+        self._lock = threading.Lock()
+
+    def client(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                self._client = self._make_client()
+            return self._client
+
+    def _make_client(self) -> Any:
+        s = self.settings
+        if not (s.api_key or s.auth_token):
+            raise BackendUnavailable(
+                "anthropic: no API key",
+                hint="export ANTHROPIC_API_KEY=... (or --option api_key=...); with only a Claude "
+                "subscription use the claude-cli backend instead",
+            )
+        import anthropic
+
+        return anthropic.Anthropic(
+            api_key=s.api_key,
+            auth_token=s.auth_token,
+            base_url=s.base_url,
+            timeout=s.timeout_s,
+            max_retries=0,
+        )
+
+    def health_check(self) -> None:
+        """List models (free); a proxy without a model list gets a one-token ping instead."""
+        try:
+            self.client().with_options(timeout=min(self.settings.timeout_s, 30.0)).models.list(
+                limit=1
+            )
+        except BackendError as exc:
+            raise unavailable(exc, self.endpoint) from exc
+        except Exception as exc:
+            error = translate(exc, self.endpoint)
+            if getattr(exc, "status_code", None) != 404:
+                raise unavailable(error, self.endpoint) from exc
+            try:
+                self.complete(CompletionRequest.of("Reply with OK.", max_tokens=16, purpose="ping"))
+            except BackendError as ping_error:
+                raise unavailable(ping_error, self.endpoint) from ping_error
+
+    def complete(self, request: CompletionRequest) -> Completion:
+        s = self.settings
+        native = request.json_schema is not None and s.structured == "native"
+        kwargs: dict[str, Any] = {
+            "model": s.model,
+            "max_tokens": request.max_tokens,
+            "messages": [
+                {"role": m.role, "content": m.content}
+                for m in request.messages
+                if m.role != "system"
+            ],
+        }
+        system = cfg.system_text(request, instruct_schema=not native)
+        if system:
+            kwargs["system"] = system
+        if native:
+            kwargs["output_config"] = {
+                "format": {"type": "json_schema", "schema": dict(request.json_schema or {})}
+            }
+        try:
+            messages = self.client().messages
+            if s.stream:
+                with messages.stream(**kwargs) as stream:
+                    message = stream.get_final_message()
+            else:
+                message = messages.create(**kwargs)
+        except BackendError:
+            raise
+        except Exception as exc:
+            raise translate(exc, self.endpoint) from exc
+        text = "".join(block.text for block in message.content if block.type == "text")
+        usage = message.usage
+        input_tokens = (
+            usage.input_tokens
+            + (usage.cache_creation_input_tokens or 0)
+            + (usage.cache_read_input_tokens or 0)
+        )
+        return Completion(
+            text=text, usage=Usage(input_tokens, usage.output_tokens), model=message.model
+        )
+
+
+@BACKENDS.register("anthropic")
+def _create(spec: BackendSpec, options: Mapping[str, Any]) -> AnthropicBackend:
+    return AnthropicBackend(AnthropicSettings.from_options(spec.model, options))

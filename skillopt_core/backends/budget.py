@@ -1,0 +1,198 @@
+"""Hard per-run budgets and the ledger that accounts every call.
+
+Limits are checked *before* a call against what was spent plus what in-flight calls reserved plus
+this call's upper-bound estimate, so concurrent calls can never jointly overshoot. The estimate
+bounds output by the request's ``max_tokens`` and input by a deliberately pessimistic
+characters-per-token ratio.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from skillopt_core.backends._protocol import BudgetExceeded, CompletionRequest
+from skillopt_core.backends.pricing import Price
+
+CHARS_PER_TOKEN_BOUND = 3
+"""English averages about four characters per token; three keeps the estimate an upper bound."""
+
+MESSAGE_OVERHEAD_TOKENS = 8
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Hard per-run limits, checked before each call (None = unlimited)."""
+
+    max_calls: int | None = None
+    max_tokens: int | None = None
+    max_usd: float | None = None
+
+    @property
+    def unlimited(self) -> bool:
+        return self.max_calls is None and self.max_tokens is None and self.max_usd is None
+
+
+@dataclass(frozen=True)
+class CallEstimate:
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float = 0.0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+def estimate_call(request: CompletionRequest, price: Price | None = None) -> CallEstimate:
+    """Upper-bound tokens (and cost, given a price) of one request before it is sent."""
+    chars = len(request.prompt_text)
+    if request.json_schema is not None:
+        chars += len(json.dumps(dict(request.json_schema)))
+    messages = len(request.messages) + (1 if request.system else 0)
+    input_tokens = -(-chars // CHARS_PER_TOKEN_BOUND) + MESSAGE_OVERHEAD_TOKENS * messages
+    output_tokens = max(0, request.max_tokens)
+    cost = price.cost(input_tokens, output_tokens) if price else 0.0
+    return CallEstimate(input_tokens, output_tokens, cost)
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One logical call (retries included) as the ledger keeps it."""
+
+    role: str
+    backend: str
+    model: str
+    purpose: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+    attempts: int = 1
+    ok: bool = True
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class Totals:
+    calls: int = 0
+    failed_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def plus(self, record: CallRecord) -> Totals:
+        return Totals(
+            calls=self.calls + 1,
+            failed_calls=self.failed_calls + (0 if record.ok else 1),
+            input_tokens=self.input_tokens + record.input_tokens,
+            output_tokens=self.output_tokens + record.output_tokens,
+            cost_usd=self.cost_usd + record.cost_usd,
+            latency_s=self.latency_s + record.latency_s,
+        )
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """What one in-flight call holds against the budget until it is settled."""
+
+    id: int
+    estimate: CallEstimate
+
+
+class Ledger:
+    """Thread-safe record of every call of a run, enforcing one shared :class:`Budget`."""
+
+    def __init__(self, budget: Budget | None = None) -> None:
+        self.budget = budget or Budget()
+        self._lock = threading.Lock()
+        self._records: list[CallRecord] = []
+        self._totals = Totals()
+        self._in_flight: dict[int, CallEstimate] = {}
+        self._next_id = 0
+
+    def reserve(self, estimate: CallEstimate, label: str = "call") -> Reservation:
+        """Hold ``estimate`` for one call, or raise BudgetExceeded if it could break a limit."""
+        with self._lock:
+            held = list(self._in_flight.values())
+            calls = self._totals.calls + len(held) + 1
+            tokens = self._totals.total_tokens + sum(e.total_tokens for e in held)
+            usd = self._totals.cost_usd + sum(e.cost_usd for e in held)
+            self._check(calls, tokens + estimate.total_tokens, usd + estimate.cost_usd, label)
+            self._next_id += 1
+            self._in_flight[self._next_id] = estimate
+            return Reservation(self._next_id, estimate)
+
+    def _check(self, calls: int, tokens: int, usd: float, label: str) -> None:
+        b = self.budget
+        hint = "raise the limit (--max-calls / --max-tokens / --max-usd) or shrink the run"
+        if b.max_calls is not None and calls > b.max_calls:
+            raise BudgetExceeded(f"{label}: call budget of {b.max_calls} reached", hint=hint)
+        if b.max_tokens is not None and tokens > b.max_tokens:
+            raise BudgetExceeded(
+                f"{label}: this call could take the run to {tokens} tokens, over the "
+                f"budget of {b.max_tokens}",
+                hint=hint,
+            )
+        if b.max_usd is not None and usd > b.max_usd:
+            raise BudgetExceeded(
+                f"{label}: this call could take the run to ${usd:.4f}, over the budget of "
+                f"${b.max_usd:.4f}",
+                hint=hint,
+            )
+
+    def settle(self, reservation: Reservation, record: CallRecord) -> None:
+        """Replace the reservation by what the call actually used."""
+        with self._lock:
+            self._in_flight.pop(reservation.id, None)
+            self._records.append(record)
+            self._totals = self._totals.plus(record)
+
+    def record(self, record: CallRecord) -> None:
+        """Account a call that was not reserved (e.g. a health-check ping)."""
+        with self._lock:
+            self._records.append(record)
+            self._totals = self._totals.plus(record)
+
+    @property
+    def records(self) -> list[CallRecord]:
+        with self._lock:
+            return list(self._records)
+
+    @property
+    def totals(self) -> Totals:
+        with self._lock:
+            return self._totals
+
+    def totals_by(self, key: str = "role") -> dict[str, Totals]:
+        grouped: dict[str, Totals] = {}
+        for record in self.records:
+            name = str(getattr(record, key))
+            grouped[name] = grouped.get(name, Totals()).plus(record)
+        return grouped
+
+    def summary(self) -> dict[str, Any]:
+        totals = self.totals
+        return {
+            "budget": asdict(self.budget),
+            "totals": {**asdict(totals), "total_tokens": totals.total_tokens},
+            "by_role": {k: asdict(v) for k, v in self.totals_by("role").items()},
+            "by_purpose": {k: asdict(v) for k, v in self.totals_by("purpose").items()},
+        }
+
+    def write_json(self, path: Path, extra: Mapping[str, Any] | None = None) -> None:
+        """Write the summary and every call record (for the run directory / nightly report)."""
+        payload = {**self.summary(), "calls": [asdict(r) for r in self.records], **(extra or {})}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        tmp.write_text(json.dumps(payload, indent=2), encoding="utf-8")
+        tmp.replace(path)

@@ -1,0 +1,181 @@
+"""The wrapper every role backend runs inside: redact → reserve budget → pool slot → retries →
+account. Backends themselves stay simple: one attempt, errors translated to our types."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from skillopt_core.backends._protocol import (
+    Backend,
+    BackendError,
+    BackendUnavailable,
+    Completion,
+    CompletionRequest,
+    Message,
+    Usage,
+)
+from skillopt_core.backends.budget import CallRecord, Ledger, estimate_call
+from skillopt_core.backends.pricing import FREE, Price
+from skillopt_core.backends.retry import RetryPolicy, RetryStats, TransientError, call_with_retries
+from skillopt_core.redaction import redact
+
+DEFAULT_CONCURRENCY = 8
+
+
+def _number(options: Mapping[str, Any], key: str, default: float) -> float:
+    value = options.get(key)
+    if value is None or value == "":
+        return default
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"option {key}={value!r} must be a number") from None
+
+
+@dataclass(frozen=True)
+class CallPolicy:
+    """How calls to one backend are run: pool size and retry policy (from backend options)."""
+
+    concurrency: int = DEFAULT_CONCURRENCY
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> CallPolicy:
+        concurrency = int(_number(options, "concurrency", DEFAULT_CONCURRENCY))
+        attempts = int(_number(options, "max_retries", RetryPolicy.max_attempts - 1)) + 1
+        if concurrency < 1 or attempts < 1:
+            raise ValueError("options concurrency must be >= 1 and max_retries >= 0")
+        retry = RetryPolicy(
+            max_attempts=attempts,
+            base_s=_number(options, "retry_base_s", RetryPolicy.base_s),
+            cap_s=_number(options, "retry_cap_s", RetryPolicy.cap_s),
+        )
+        return cls(concurrency=concurrency, retry=retry)
+
+
+def redact_request(request: CompletionRequest) -> CompletionRequest:
+    """The request with every outbound text passed through the one redaction hook."""
+    messages = tuple(Message(m.role, redact(m.content)) for m in request.messages)
+    system = redact(request.system) if request.system else request.system
+    return replace(request, messages=messages, system=system)
+
+
+def _transient(exc: BaseException) -> TransientError | None:
+    """Generic transport failures that escape a backend's own translation."""
+    if isinstance(exc, (TimeoutError, ConnectionError)):
+        return TransientError(f"{type(exc).__name__}: {exc}")
+    return None
+
+
+class ManagedBackend:
+    """A role's view of a backend. Implements the Backend protocol; safe to share across threads.
+
+    ``slots`` is the backend instance's concurrency pool; two roles on one backend share it.
+    """
+
+    def __init__(
+        self,
+        inner: Backend,
+        ledger: Ledger,
+        *,
+        role: str,
+        policy: CallPolicy | None = None,
+        price: Price = FREE,
+        slots: threading.Semaphore | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.model = inner.model
+        self.role = role
+        self.ledger = ledger
+        self.policy = policy or CallPolicy()
+        self.price = price
+        self.slots = slots or threading.BoundedSemaphore(self.policy.concurrency)
+        self._sleep = sleep
+
+    def __repr__(self) -> str:
+        return f"ManagedBackend({self.role}={self.name}:{self.model})"
+
+    def health_check(self) -> None:
+        try:
+            self.inner.health_check()
+        except BackendError:
+            raise
+        except Exception as exc:
+            raise BackendUnavailable(
+                f"{self.name}: health check failed: {type(exc).__name__}: {exc}",
+                hint="check the backend's configuration (base URL, key, executable)",
+            ) from exc
+
+    def complete(self, request: CompletionRequest) -> Completion:
+        request = redact_request(request)
+        estimate = estimate_call(request, self.price)
+        label = f"{self.role} {self.name}:{self.model or 'default'} ({request.purpose})"
+        reservation = self.ledger.reserve(estimate, label)
+        stats = RetryStats()
+        started = time.monotonic()
+        try:
+            completion = call_with_retries(
+                lambda: self._attempt(request),
+                self.policy.retry,
+                sleep=self._sleep,
+                stats=stats,
+                label=f"{self.name}:{self.model or 'default'}",
+            )
+        except BaseException as exc:
+            self.ledger.settle(reservation, self._record(request, stats, started, error=exc))
+            raise
+        usage = completion.usage
+        if usage.total_tokens == 0 and completion.text:
+            usage = Usage(estimate.input_tokens, -(-len(completion.text) // 4))
+        cost = completion.cost_usd or self.price.cost(usage.input_tokens, usage.output_tokens)
+        latency = time.monotonic() - started
+        completion = replace(
+            completion,
+            usage=usage,
+            cost_usd=cost,
+            latency_s=completion.latency_s or latency,
+            model=completion.model or self.model,
+        )
+        self.ledger.settle(reservation, self._record(request, stats, started, completion))
+        return completion
+
+    def _attempt(self, request: CompletionRequest) -> Completion:
+        with self.slots:
+            try:
+                return self.inner.complete(request)
+            except BackendError:
+                raise
+            except Exception as exc:
+                transient = _transient(exc)
+                if transient is None:
+                    raise
+                raise transient from exc
+
+    def _record(
+        self,
+        request: CompletionRequest,
+        stats: RetryStats,
+        started: float,
+        completion: Completion | None = None,
+        error: BaseException | None = None,
+    ) -> CallRecord:
+        usage = completion.usage if completion else Usage()
+        return CallRecord(
+            role=self.role,
+            backend=self.name,
+            model=(completion.model if completion else "") or self.model,
+            purpose=request.purpose,
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cost_usd=completion.cost_usd if completion else 0.0,
+            latency_s=time.monotonic() - started,
+            attempts=max(1, stats.attempts),
+            ok=error is None,
+            error="" if error is None else f"{type(error).__name__}: {error}",
+        )
