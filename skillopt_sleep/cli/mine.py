@@ -1,0 +1,124 @@
+"""`skillopt-sleep mine`: harvest a project's sessions, then show the recurring task families.
+
+Like ``harvest``, it only reads the harvest index (a night advances it); the miner's archive
+merges what it has already seen, so running it twice shows the same families, not doubled ones.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from skillopt_sleep.cli._app import app
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from skillopt_sleep.mine import MineResult
+
+
+@app.command("mine")
+def mine_command(
+    project: Path | None = typer.Option(
+        None, "--project", "-p", help="Project root (default: the current directory)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the tasks as JSON on stdout."),
+    embedder: str = typer.Option(
+        "auto", "--embedder", "-e", help="auto | minilm | tfidf | jaccard."
+    ),
+    model: str = typer.Option(
+        "", "--model", help="Local model directory for minilm (never downloaded)."
+    ),
+    threshold: float | None = typer.Option(
+        None, "--threshold", help="Similarity to join a family (default: per embedder)."
+    ),
+    min_family_size: int = typer.Option(
+        2, "--min-family-size", help="Occurrences a request needs to be replayed."
+    ),
+    include_one_offs: bool = typer.Option(
+        False, "--include-one-offs", help="Also replay requests seen once."
+    ),
+    optimizer: str | None = typer.Option(
+        None, "--optimizer", help="Backend spec that designs the judges (default: heuristic)."
+    ),
+    since: str | None = typer.Option(
+        None, "--since", help="Only sessions active in this window, e.g. 7d."
+    ),
+    claude_home: Path | None = typer.Option(
+        None, "--claude-home", help="Claude Code home (default ~/.claude)."
+    ),
+    codex_home: Path | None = typer.Option(
+        None, "--codex-home", help="Codex home (default ~/.codex)."
+    ),
+    copilot_home: Path | None = typer.Option(
+        None, "--copilot-home", help="Copilot CLI home (default ~/.copilot)."
+    ),
+    archive_path: Path | None = typer.Option(
+        None, "--archive", help="Miner archive file (default: in the project state dir)."
+    ),
+) -> None:
+    """Find the requests a project's developer makes again and again, and how each would be judged."""
+    from rich.console import Console
+
+    from skillopt_sleep.harvest import harvest
+    from skillopt_sleep.jsonable import dumps
+    from skillopt_sleep.mine import Archive, MineConfig, mine
+
+    root = project if project is not None else Path.cwd()
+    homes = {
+        n: p
+        for n, p in (("claude", claude_home), ("codex", codex_home), ("copilot", copilot_home))
+        if p is not None
+    }
+    sessions = harvest(root, since=since, homes=homes, commit=False).sessions
+    backend = None
+    if optimizer:
+        from skillopt_core.backends import create_backend
+
+        backend = create_backend(optimizer)
+    config = MineConfig(
+        embedder=embedder,
+        model=model,
+        threshold=threshold,
+        min_family_size=min_family_size,
+        include_one_offs=include_one_offs,
+    )
+    archive = Archive(archive_path) if archive_path else Archive.for_project(root)
+    with archive:
+        result = mine(sessions, archive, config, optimizer=backend)
+    if as_json:
+        typer.echo(dumps(list(result.tasks), indent=2))
+    _table(Console(stderr=as_json), result)
+
+
+def _table(console: Console, result: MineResult) -> None:
+    from rich.table import Table
+
+    stats = result.stats
+    table = Table(
+        title=f"Recurring task families (embedder: {result.embedder_name}, threshold {stats.get('threshold')})"
+    )
+    for column in ("family", "size", "example requests", "outcomes", "split", "judged by"):
+        table.add_column(column, justify="right" if column == "size" else "left", overflow="fold")
+    for family in sorted(result.families, key=lambda f: -f.size):
+        examples = "\n".join(f"• {text[:90]}" for text in family.requests[:3])
+        outcomes = ", ".join(f"{k} {v}" for k, v in sorted(family.outcomes.items()))
+        splits = ", ".join(f"{k} {v}" for k, v in sorted(family.splits.items()))
+        checks = "\n".join(f"{c.kind}: {c.value}" for c in family.checks[:3])
+        table.add_row(
+            family.id,
+            str(family.size),
+            examples,
+            outcomes,
+            splits,
+            family.judged_by + (f"\n{checks}" if checks else ""),
+        )
+    console.print(table)
+    console.print(
+        f"{stats.get('sessions', 0)} sessions, {stats.get('candidates', 0)} requests "
+        f"({stats.get('new_occurrences', 0)} new), {stats.get('families', 0)} families, "
+        f"{stats.get('one_offs', 0)} one-offs not replayed, {stats.get('embedded', 0)} embedded "
+        f"with {result.embedder_name}"
+    )
