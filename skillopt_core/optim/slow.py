@@ -12,7 +12,7 @@ from skillopt_core.backends._protocol import Backend, CompletionRequest
 from skillopt_core.optim.evaluate import Evaluator
 from skillopt_core.prompts import load_prompt
 from skillopt_core.records import Item, ScoredRollout
-from skillopt_core.skill import set_protected
+from skillopt_core.skill import MARKER_TOKEN, set_protected
 
 SLOW_UPDATE_BLOCK = "slow-update"
 MAX_GUIDANCE_LINES = 8
@@ -76,7 +76,11 @@ def slow_update(
             "improved": [_brief(e) for e in improved],
         },
     )
-    lines = [ln for ln in optimizer.complete(request).text.strip().splitlines() if ln.strip()]
+    lines = [
+        ln
+        for ln in optimizer.complete(request).text.strip().splitlines()
+        if ln.strip() and MARKER_TOKEN not in ln
+    ]
     guidance = "\n".join(lines[:MAX_GUIDANCE_LINES])
     candidate = None
     if guidance:

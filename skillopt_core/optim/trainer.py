@@ -202,9 +202,10 @@ class Trainer:
             step=step,
             workers=cfg.workers,
         )
+        blocked = self.rejected.blocked_keys()
         proposed = [e for o in outcomes for e in o.edits]
-        merged = aggregate(proposed)
-        selected = select_edits(merged, budget, self.rejected.blocked_keys())
+        merged = aggregate([e for e in proposed if e.key() not in blocked])
+        selected = select_edits(merged, budget, blocked)
         atomic_write_json(
             step_dir / "patches.json",
             {
