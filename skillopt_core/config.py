@@ -98,8 +98,22 @@ def config_from_mapping(data: Mapping[str, Any]) -> TrainConfig:
     }
     unknown = sorted(set(train) - known)
     _check(not unknown, f"unknown [train] keys: {', '.join(unknown)}")
+    try:
+        return validate(_build(train, lr, gate, slow))
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, ConfigError):
+            raise
+        raise ConfigError(str(exc)) from None
+
+
+def _build(
+    train: Mapping[str, Any],
+    lr: Mapping[str, Any],
+    gate: Mapping[str, Any],
+    slow: Mapping[str, Any],
+) -> TrainConfig:
     config = TrainConfig(**dict(train))
-    config = replace(
+    return replace(
         config,
         lr=LRSchedule(
             kind=lr.get("schedule", config.lr.kind),
@@ -115,7 +129,6 @@ def config_from_mapping(data: Mapping[str, Any]) -> TrainConfig:
         slow_update_gated=bool(slow.get("gated", config.slow_update_gated)),
         meta_skill=bool(slow.get("meta", config.meta_skill)),
     )
-    return validate(config)
 
 
 def validate(config: TrainConfig) -> TrainConfig:
