@@ -88,7 +88,7 @@ class FakeHandler(BaseHTTPRequestHandler):
         if fake.api_key is not None and not self._authorized(headers, fake.api_key):
             log("fault:status:401")
             self._send_json(401, _wire.error_body(flavour, 401, "Invalid API key (fake server)"))
-        elif api == "unknown":
+        elif api == "unknown" or (api == "models" and not fake.model_list):
             log("not_found")
             self._send_json(404, _wire.error_body(flavour, 404, f"No route {self.command} {path}"))
         elif api == "models":
@@ -163,6 +163,7 @@ class FakeHandler(BaseHTTPRequestHandler):
                 if isinstance(reply, Reply) and reply.output_tokens is not None
                 else _wire.estimate_tokens(text)
             ),
+            chunk_size=max(1, fake.chunk_size),
         )
         if body.get("stream"):
             self._send_events(self._events(api, rendered, body), fault)

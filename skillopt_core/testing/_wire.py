@@ -24,6 +24,7 @@ class Rendered:
     model: str
     input_tokens: int
     output_tokens: int
+    chunk_size: int = 12
 
 
 def estimate_tokens(text: str) -> int:
@@ -120,7 +121,7 @@ def chat_completion_events(r: Rendered, include_usage: bool) -> list[SseEvent]:
         return {**base, "choices": [choice], **extra}
 
     events: list[SseEvent] = [(None, chunk({"role": "assistant", "content": "", "refusal": None}))]
-    events += [(None, chunk({"content": piece})) for piece in chunks(r.text) if piece]
+    events += [(None, chunk({"content": piece})) for piece in chunks(r.text, r.chunk_size) if piece]
     events.append((None, chunk({}, "stop")))
     if include_usage:
         events.append((None, {**base, "choices": [], "usage": _chat_usage(r)}))
@@ -211,7 +212,7 @@ def response_events(r: Rendered, body: Mapping[str, Any]) -> list[SseEvent]:
     ]
     payloads += [
         {"type": "response.output_text.delta", **where, "delta": piece, "logprobs": []}
-        for piece in chunks(r.text)
+        for piece in chunks(r.text, r.chunk_size)
         if piece
     ]
     payloads += [
@@ -262,7 +263,7 @@ def message_events(r: Rendered) -> list[SseEvent]:
     ]
     payloads += [
         {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}}
-        for piece in chunks(r.text)
+        for piece in chunks(r.text, r.chunk_size)
         if piece
     ]
     payloads += [

@@ -70,6 +70,7 @@ class FakeModelServer:
         models: Sequence[str] = ("fake-model",),
         port: int = 0,
         chunk_size: int = 12,
+        model_list: bool = True,
     ) -> None:
         if callable(replies):
             responder, replies = replies, None
@@ -79,6 +80,7 @@ class FakeModelServer:
         self.models = list(models) or ["fake-model"]
         self.requested_port = port
         self.chunk_size = chunk_size
+        self.model_list = model_list
         self._log: list[LoggedRequest] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()

@@ -1,0 +1,239 @@
+"""Budgets, the ledger, prices, preflight, the concurrency pool and redaction of the managed wrapper."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from skillopt_core.backends import BudgetExceeded, Completion, CompletionRequest, Usage
+from skillopt_core.backends import managed as managed_module
+from skillopt_core.backends.budget import Budget, CallEstimate, CallRecord, Ledger, estimate_call
+from skillopt_core.backends.managed import CallPolicy, ManagedBackend
+from skillopt_core.backends.preflight import CallGroup, preflight
+from skillopt_core.backends.pricing import FREE, Price, PriceTable, load_prices, price_for
+from skillopt_core.backends.retry import RetryPolicy, TransientError
+from skillopt_core.backends.runtime import open_roles
+from skillopt_core.testing import estimate_tokens
+
+
+class Counting:
+    """A backend that reports the tokens it was asked for and can block until released."""
+
+    name = "counting"
+    model = "m"
+
+    def __init__(self, output_tokens: int = 50, gate: threading.Event | None = None) -> None:
+        self.output_tokens = output_tokens
+        self.gate = gate
+        self.calls = 0
+        self.active = 0
+        self.peak = 0
+        self.prompts: list[str] = []
+        self.lock = threading.Lock()
+        self.failures: list[BaseException] = []
+
+    def health_check(self) -> None:
+        return None
+
+    def complete(self, request: CompletionRequest) -> Completion:
+        with self.lock:
+            self.calls += 1
+            self.active += 1
+            self.peak = max(self.peak, self.active)
+            self.prompts.append(request.prompt_text)
+            failure = self.failures.pop(0) if self.failures else None
+        try:
+            if self.gate is not None:
+                assert self.gate.wait(10)
+            if failure is not None:
+                raise failure
+            used = Usage(estimate_tokens(request.prompt_text), self.output_tokens)
+            return Completion(text="x" * self.output_tokens, usage=used)
+        finally:
+            with self.lock:
+                self.active -= 1
+
+
+def _managed(
+    inner: Counting, budget: Budget, price: Price = FREE, concurrency: int = 8
+) -> ManagedBackend:
+    policy = CallPolicy(concurrency=concurrency, retry=RetryPolicy(max_attempts=3))
+    return ManagedBackend(
+        inner, Ledger(budget), role="target", policy=policy, price=price, sleep=lambda _: None
+    )
+
+
+def _run_many(backend: ManagedBackend, n: int, max_tokens: int = 100) -> list[BaseException | None]:
+    def one(i: int) -> BaseException | None:
+        try:
+            backend.complete(CompletionRequest.of(f"question {i} " * 10, max_tokens=max_tokens))
+        except BudgetExceeded as exc:
+            return exc
+        return None
+
+    with ThreadPoolExecutor(8) as pool:
+        return list(pool.map(one, range(n)))
+
+
+def test_max_calls_is_never_exceeded_under_concurrency() -> None:
+    inner = Counting()
+    backend = _managed(inner, Budget(max_calls=10))
+    outcomes = _run_many(backend, 40)
+    assert inner.calls == 10
+    assert sum(o is None for o in outcomes) == 10
+    assert backend.ledger.totals.calls == 10
+    refused = next(o for o in outcomes if o is not None)
+    assert "call budget of 10" in str(refused) and "--max-calls" in str(refused)
+
+
+def test_max_tokens_is_never_exceeded_under_concurrency() -> None:
+    inner = Counting(output_tokens=100)
+    backend = _managed(inner, Budget(max_tokens=2_000))
+    _run_many(backend, 40, max_tokens=100)
+    assert 0 < inner.calls < 40
+    assert backend.ledger.totals.total_tokens <= 2_000
+
+
+def test_max_usd_is_never_exceeded() -> None:
+    inner = Counting(output_tokens=1_000)
+    price = Price(input=10.0, output=100.0)  # USD per million tokens
+    backend = _managed(inner, Budget(max_usd=0.5), price=price)
+    _run_many(backend, 20, max_tokens=1_000)
+    assert 0 < inner.calls < 20
+    assert backend.ledger.totals.cost_usd <= 0.5
+    assert all(r.cost_usd > 0 for r in backend.ledger.records)
+
+
+def test_in_flight_reservations_count_against_the_budget() -> None:
+    ledger = Ledger(Budget(max_tokens=250))
+    held = ledger.reserve(CallEstimate(50, 100))
+    with pytest.raises(BudgetExceeded):
+        ledger.reserve(CallEstimate(50, 100))
+    ledger.settle(held, CallRecord("target", "b", "m", "p", input_tokens=10, output_tokens=10))
+    ledger.reserve(CallEstimate(50, 100))
+
+
+def test_failed_calls_are_recorded_and_release_their_reservation() -> None:
+    inner = Counting()
+    inner.failures = [TransientError("boom")] * 3
+    backend = _managed(inner, Budget(max_calls=2))
+    with pytest.raises(Exception, match="gave up after 3 attempts"):
+        backend.complete(CompletionRequest.of("q"))
+    (record,) = backend.ledger.records
+    assert not record.ok and record.attempts == 3 and "boom" in record.error
+    backend.complete(CompletionRequest.of("q"))
+    assert backend.ledger.totals.calls == 2 and backend.ledger.totals.failed_calls == 1
+
+
+@given(st.text(max_size=400), st.integers(min_value=1, max_value=4096))
+def test_estimate_is_an_upper_bound_of_the_fake_servers_count(text: str, max_tokens: int) -> None:
+    estimate = estimate_call(CompletionRequest.of(text, max_tokens=max_tokens))
+    assert estimate.input_tokens >= estimate_tokens(text)
+    assert estimate.output_tokens == max_tokens
+
+
+def test_pool_bounds_concurrency_per_backend() -> None:
+    gate = threading.Event()
+    inner = Counting(gate=gate)
+    backend = _managed(inner, Budget(), concurrency=3)
+    with ThreadPoolExecutor(10) as pool:
+        futures = [pool.submit(backend.complete, CompletionRequest.of("q")) for _ in range(10)]
+        while inner.active < 3:
+            threading.Event().wait(0.01)
+        assert inner.active == 3
+        gate.set()
+        for f in futures:
+            f.result()
+    assert inner.peak == 3 and inner.calls == 10
+
+
+def test_two_roles_on_the_same_backend_share_one_pool() -> None:
+    roles = open_roles("mock", "mock", {"concurrency": "2"})
+    assert roles.optimizer.slots is roles.target.slots  # type: ignore[attr-defined]
+    separate = open_roles(
+        "mock", "mock", {"optimizer": {"concurrency": 2}, "target": {"concurrency": 3}}
+    )
+    assert separate.optimizer.slots is not separate.target.slots  # type: ignore[attr-defined]
+
+
+def test_open_roles_returns_a_ledger_that_enforces_the_budget() -> None:
+    roles = open_roles("mock", "mock", budget=Budget(max_calls=1))
+    request = CompletionRequest.of("ping", purpose="ping")
+    roles.target.complete(request)
+    with pytest.raises(BudgetExceeded):
+        roles.optimizer.complete(request)
+    assert roles.ledger.totals.calls == 1
+    assert roles.ledger.summary()["by_role"]["target"]["calls"] == 1
+
+
+def test_every_outbound_prompt_is_redacted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(
+        managed_module, "redact", lambda text: text.replace("sk-secret", "[REDACTED]")
+    )
+    inner = Counting()
+    backend = _managed(inner, Budget())
+    request = CompletionRequest.of("key sk-secret here", system="sys sk-secret")
+    backend.complete(request)
+    assert inner.prompts == ["sys [REDACTED]\n\nkey [REDACTED] here"]
+
+
+def test_price_table_longest_pattern_wins_and_free_backends() -> None:
+    table = load_prices()
+    assert table.price("openai", "gpt-5-mini") == Price(0.25, 2.0)
+    assert table.price("openai", "gpt-5.5") == Price(1.25, 10.0)
+    assert table.price("openai", "openrouter/gpt-4o-mini") == Price(0.15, 0.6)
+    assert table.price("mock", "anything") == FREE
+    assert table.price("openai", "some-local-model") == table.default
+
+
+def test_price_table_override_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    override = tmp_path / "prices.toml"
+    override.write_text(
+        '[default]\ninput = 0\noutput = 0\n[models]\n"llama*" = { input = 0.1, output = 0.2 }\n'
+        '[free]\nbackends = ["claude-cli"]\n'
+    )
+    table = load_prices(override)
+    assert table.price("openai", "llama3.1") == Price(0.1, 0.2)
+    assert table.price("openai", "unknown") == Price(0.0, 0.0)
+    assert table.price("openai", "gpt-4o") == Price(2.5, 10.0)
+    assert table.price("claude-cli", "sonnet") == FREE
+    monkeypatch.setenv("SKILLOPT_PRICES", str(override))
+    assert load_prices().price("openai", "llama3") == Price(0.1, 0.2)
+    assert price_for("openai", "gpt-4o", {"price_output": "1"}, table) == Price(2.5, 1.0)
+
+
+def test_price_table_rejects_malformed_entries() -> None:
+    with pytest.raises(ValueError, match="input"):
+        PriceTable.from_mapping({"models": {"x": {"output": 1}}})
+
+
+def test_preflight_totals_and_budget_check() -> None:
+    groups = [
+        CallGroup("target", "rollout", calls=100, prompt_chars=3_000, max_output_tokens=500),
+        CallGroup("optimizer", "reflect", calls=10, prompt_chars=30_000, max_output_tokens=2_000),
+    ]
+    estimate = preflight(groups, {"optimizer": Price(1.0, 10.0)})
+    assert estimate.calls == 110
+    per_rollout = estimate_call(CompletionRequest.of("x" * 3_000, system="s", max_tokens=500))
+    assert estimate.groups[0].input_tokens >= 100 * (per_rollout.input_tokens - 1)
+    assert estimate.output_tokens == 100 * 500 + 10 * 2_000
+    assert estimate.groups[0].cost_usd == 0 and estimate.groups[1].cost_usd > 0
+    assert estimate.over_budget(Budget()) == []
+    problems = estimate.over_budget(Budget(max_calls=50, max_tokens=10, max_usd=0.0001))
+    assert len(problems) == 3 and "--max-calls is 50" in problems[0]
+    assert estimate.lines()[-1].startswith("total")
+
+
+def test_ledger_writes_a_json_report(tmp_path: Path) -> None:
+    import json
+
+    roles = open_roles("mock", "mock")
+    roles.target.complete(CompletionRequest.of("ping", purpose="ping"))
+    roles.ledger.write_json(tmp_path / "ledger.json")
+    data = json.loads((tmp_path / "ledger.json").read_text())
+    assert data["totals"]["calls"] == 1 and data["calls"][0]["purpose"] == "ping"
