@@ -91,6 +91,17 @@ class OfflineHarness:
             check=False,
         )
 
+    def ask(
+        self, prompt: str, *, cwd: Path, extra_args: Sequence[str] = (), timeout_s: float = 120.0
+    ) -> subprocess.CompletedProcess[str]:
+        """One ordinary headless prompt, as a user would run it: it *does* write a transcript."""
+        args = {
+            "claude": ["-p", prompt],
+            "codex": ["exec", "--skip-git-repo-check", prompt],
+            "copilot": ["-p", prompt, "--allow-all-tools"],
+        }[self.name]
+        return self.run([*args, *extra_args], cwd=cwd, timeout_s=timeout_s)
+
     def session_files(self) -> list[Path]:
         """Transcripts this harness wrote under the temp HOME (what a harvester would read)."""
         patterns = {

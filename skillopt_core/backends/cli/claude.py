@@ -25,6 +25,7 @@ CLAUDE = Harness(
     auth_markers=(
         "Not logged in",
         "Invalid API key",
+        "Failed to authenticate",
         "Please run /login",
         "authentication_error",
         "OAuth token has expired",

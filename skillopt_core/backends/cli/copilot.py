@@ -28,6 +28,7 @@ COPILOT = Harness(
     login_hint="run `copilot login` (or set COPILOT_GITHUB_TOKEN to a token with Copilot access)",
     auth_markers=(
         "No authentication information found",
+        "Authentication failed",
         "Not logged in",
         "not authorized to use Copilot",
         "Copilot is not enabled",
