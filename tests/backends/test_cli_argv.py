@@ -18,6 +18,7 @@ from skillopt_core.backends import (
 from skillopt_core.backends.cli import _base
 from skillopt_core.backends.cli.claude import ClaudeCliBackend
 from skillopt_core.backends.cli.copilot import NO_TOOLS
+from skillopt_core.backends.retry import TransientError
 from skillopt_core.testing.fake_cli import FakeCli
 
 PROMPT = "Summarise the failing test in one line."
@@ -171,16 +172,25 @@ def test_claude_not_logged_in_is_unavailable_with_the_fix(fake_claude: FakeCli) 
     assert "log in" in err.value.hint
 
 
-def test_claude_reported_error_is_a_backend_error(fake_claude: FakeCli) -> None:
+def test_claude_overload_is_transient_so_the_shared_layer_retries(fake_claude: FakeCli) -> None:
     fake_claude.respond(
         claude_result("API Error: 529 overloaded", is_error=True, subtype="error_during_execution"),
         exit_code=1,
     )
     backend = create_backend("claude-cli", {"executable": str(fake_claude.path)})
+    with pytest.raises(TransientError, match="529 overloaded"):
+        backend.complete(CompletionRequest.of(PROMPT))
+
+
+def test_claude_permanent_error_is_not_transient(fake_claude: FakeCli) -> None:
+    fake_claude.respond(
+        claude_result("API Error: 404 model: claude-nope not found", is_error=True), exit_code=1
+    )
+    backend = create_backend("claude-cli:claude-nope", {"executable": str(fake_claude.path)})
     with pytest.raises(BackendError) as err:
         backend.complete(CompletionRequest.of(PROMPT))
-    assert not isinstance(err.value, BackendUnavailable)
-    assert "529 overloaded" in str(err.value)
+    assert not isinstance(err.value, (TransientError, BackendUnavailable))
+    assert "claude-nope not found" in str(err.value)
 
 
 def test_claude_garbage_output_error_carries_stderr(fake_claude: FakeCli) -> None:
@@ -254,7 +264,7 @@ def test_codex_failure_reports_the_error_event(fake_codex: FakeCli) -> None:
         stderr="retrying...\n",
         exit_code=1,
     )
-    with pytest.raises(BackendError, match="stream disconnected"):
+    with pytest.raises(TransientError, match="stream disconnected"):
         create_backend("codex-cli", {"executable": str(fake_codex.path)}).complete(
             CompletionRequest.of(PROMPT)
         )
@@ -395,7 +405,7 @@ def test_broken_version_is_unavailable(fake_codex: FakeCli) -> None:
 def test_timeout_is_a_backend_error(fake_claude: FakeCli) -> None:
     fake_claude.respond(claude_result(), sleep_s=30)
     backend = create_backend("claude-cli", {"executable": str(fake_claude.path), "timeout": 0.5})
-    with pytest.raises(BackendError, match="no answer within"):
+    with pytest.raises(TransientError, match="no answer within"):
         backend.complete(CompletionRequest.of(PROMPT))
 
 

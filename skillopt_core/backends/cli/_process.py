@@ -8,6 +8,7 @@ authentication failures so they surface as :class:`BackendUnavailable` with the 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -19,9 +20,16 @@ from pathlib import Path
 from typing import Any
 
 from skillopt_core.backends._protocol import BackendError, BackendUnavailable
+from skillopt_core.backends.retry import TransientError
 
 DEFAULT_TIMEOUT_S = 600.0
 _EXCERPT_CHARS = 600
+_TRANSIENT = re.compile(
+    r"rate.?limit|too many requests|overloaded|stream disconnected|connection (?:reset|closed)"
+    r"|econnreset|socket hang up|temporarily unavailable"
+    r"|\b(?:status|http|api error:?|error:?)\s*(?:code\s*)?(?:429|5\d\d)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -142,7 +150,7 @@ def run(
             f"{harness.label}: cannot start {argv[0]!r}: {exc}", hint=harness.install_hint
         ) from exc
     except subprocess.TimeoutExpired as exc:
-        raise BackendError(
+        raise TransientError(
             f"{harness.label}: no answer within {timeout_s:g}s",
             hint="raise the backend option 'timeout' or use a faster model",
         ) from exc
@@ -168,13 +176,28 @@ def auth_failure(harness: Harness, *texts: str) -> BackendUnavailable | None:
     return None
 
 
-def failure(harness: Harness, result: ProcessResult, what: str) -> BackendError:
-    """The error for a failed call: auth problems are 'unavailable', the rest plain errors."""
-    auth = auth_failure(harness, result.stdout, result.stderr)
+def call_failed(
+    harness: Harness, what: str, returncode: int, detail: str, *evidence: str
+) -> BackendError:
+    """The error for a failed call, classified from its output (``detail`` + ``evidence``).
+
+    Not logged in → :class:`BackendUnavailable` (fail the run with the fix); rate limits,
+    overload, 5xx and dropped streams → :class:`TransientError` (the shared layer retries);
+    anything else → :class:`BackendError`.
+    """
+    auth = auth_failure(harness, detail, *evidence)
     if auth is not None:
         return auth
-    detail = excerpt(result.stderr) or excerpt(result.stdout) or "(no output)"
-    return BackendError(f"{harness.label}: {what} (exit {result.returncode}): {detail}")
+    message = f"{harness.label}: {what} (exit {returncode}): {detail or '(no output)'}"
+    if _TRANSIENT.search("\n".join((detail, *evidence))):
+        return TransientError(message)
+    return BackendError(message)
+
+
+def failure(harness: Harness, result: ProcessResult, what: str) -> BackendError:
+    """:func:`call_failed` for a call whose output could not be read at all."""
+    detail = excerpt(result.stderr) or excerpt(result.stdout)
+    return call_failed(harness, what, result.returncode, detail, result.stdout, result.stderr)
 
 
 def check_version(

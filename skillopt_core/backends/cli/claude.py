@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from skillopt_core.backends import BACKENDS, BackendSpec
-from skillopt_core.backends._protocol import BackendError, Completion, Usage
+from skillopt_core.backends._protocol import Completion, Usage
 from skillopt_core.backends.cli import _process
 from skillopt_core.backends.cli._base import CliBackend, Invocation, Scratch
 from skillopt_core.backends.cli._process import Harness, ProcessResult
@@ -81,11 +81,10 @@ class ClaudeCliBackend(CliBackend):
             raise _process.failure(self.harness, result, "no JSON result on stdout")
         text = str(record.get("result") or "")
         if record.get("is_error") or result.returncode != 0:
-            auth = _process.auth_failure(self.harness, text, result.stderr)
-            if auth is not None:
-                raise auth
             detail = text or _process.excerpt(result.stderr) or str(record.get("subtype", ""))
-            raise BackendError(f"claude-cli: the call failed (exit {result.returncode}): {detail}")
+            raise _process.call_failed(
+                self.harness, "the call failed", result.returncode, detail, result.stderr
+            )
         if not text.strip():
             raise _process.failure(self.harness, result, "empty result")
         return Completion(

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from skillopt_core.backends import BACKENDS, BackendSpec
-from skillopt_core.backends._protocol import BackendError, Completion, Usage
+from skillopt_core.backends._protocol import Completion, Usage
 from skillopt_core.backends.cli import _process
 from skillopt_core.backends.cli._base import CliBackend, Invocation, Scratch
 from skillopt_core.backends.cli._process import Harness, ProcessResult
@@ -62,9 +62,6 @@ class CodexCliBackend(CliBackend):
         events = list(_events(result.stdout))
         errors = [_error_text(e) for e in events if e.get("type") in ("turn.failed", "error")]
         errors = [e for e in errors if e]
-        auth = _process.auth_failure(self.harness, *errors, result.stderr)
-        if auth is not None:
-            raise auth
         path = scratch.aux / _LAST_MESSAGE
         text = path.read_text(encoding="utf-8") if path.exists() else ""
         if not text.strip():
@@ -72,7 +69,7 @@ class CodexCliBackend(CliBackend):
         if result.returncode != 0 or not text.strip():
             detail = "; ".join(errors) or _process.excerpt(result.stderr) or "(no output)"
             what = "the call failed" if result.returncode != 0 else "empty final message"
-            raise BackendError(f"codex-cli: {what} (exit {result.returncode}): {detail}")
+            raise _process.call_failed(self.harness, what, result.returncode, detail, result.stderr)
         return Completion(
             text=text.strip(),
             usage=_usage(events),

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from skillopt_core.backends import BACKENDS, BackendSpec
-from skillopt_core.backends._protocol import BackendError, Completion, Usage
+from skillopt_core.backends._protocol import Completion, Usage
 from skillopt_core.backends.cli import _process
 from skillopt_core.backends.cli._base import CliBackend, Invocation, Scratch
 from skillopt_core.backends.cli._process import Harness, ProcessResult
@@ -97,9 +97,6 @@ class CopilotCliBackend(CliBackend):
         events = list(_events(result.stdout))
         errors = [_error_text(e) for e in events if _is_error(e)]
         errors = [e for e in errors if e]
-        auth = _process.auth_failure(self.harness, *errors, result.stderr)
-        if auth is not None:
-            raise auth
         messages = [
             e["data"]
             for e in events
@@ -115,9 +112,7 @@ class CopilotCliBackend(CliBackend):
                 or _process.excerpt(result.stdout)
             )
             what = "the call failed" if result.returncode != 0 else "no assistant message"
-            raise BackendError(
-                f"copilot-cli: {what} (exit {result.returncode}): {detail or '(no output)'}"
-            )
+            raise _process.call_failed(self.harness, what, result.returncode, detail, result.stderr)
         models = [str(m.get("model")) for m in messages if m.get("model")]
         return Completion(
             text=texts[-1].strip(),
