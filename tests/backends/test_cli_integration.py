@@ -72,6 +72,9 @@ def test_backend_completes_through_the_real_cli(
     assert completion.usage.input_tokens > 0
     assert completion.usage.output_tokens > 0
     assert any(MARKER in text for text in prompts_seen(fake))
+    if name in ("claude", "copilot"):
+        # Tools withheld: the model is offered none (Codex keeps its read-only sandboxed tools).
+        assert all(not r.body.get("tools") for r in fake.generation_requests)
 
 
 @pytest.mark.parametrize("name", HARNESSES)
