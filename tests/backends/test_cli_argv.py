@@ -155,6 +155,19 @@ def test_claude_uses_bare_only_with_an_api_key(
     create_backend("claude-cli", {**options, "bare": False}).complete(CompletionRequest.of(PROMPT))
     assert "--bare" not in fake_claude.last_call().argv
 
+    create_backend("claude-cli", {**options, "bare": "false"}).complete(
+        CompletionRequest.of(PROMPT)
+    )
+    assert "--bare" not in fake_claude.last_call().argv
+
+
+def test_text_options_from_the_command_line_are_parsed(fake_claude: FakeCli) -> None:
+    options = {"executable": str(fake_claude.path), "health_prompt": "false", "timeout": "30"}
+    create_backend("claude-cli", options).health_check()
+    assert [c.argv for c in fake_claude.calls()] == [["--version"]]
+    with pytest.raises(ValueError, match="boolean"):
+        create_backend("claude-cli", {**options, "health_prompt": "maybe"})
+
 
 def test_claude_subscription_login_never_gets_bare(fake_claude: FakeCli) -> None:
     backend = create_backend("claude-cli", {"executable": str(fake_claude.path), "bare": True})

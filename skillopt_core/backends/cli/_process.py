@@ -57,8 +57,22 @@ class CliOptions:
             timeout_s=float(options.get("timeout") or DEFAULT_TIMEOUT_S),
             extra_args=tuple(str(a) for a in extra),
             env={str(k): str(v) for k, v in dict(options.get("env") or {}).items()},
-            health_prompt=bool(options.get("health_prompt", False)),
+            health_prompt=flag(options.get("health_prompt"), default=False),
         )
+
+
+def flag(value: object, *, default: bool) -> bool:
+    """A boolean option that may arrive as text from ``--option KEY=VALUE`` or a config file."""
+    if value is None or value == "":
+        return default
+    if isinstance(value, str):
+        lowered = value.strip().lower()
+        if lowered in ("1", "true", "yes", "on"):
+            return True
+        if lowered in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(f"expected a boolean (true/false), got {value!r}")
+    return bool(value)
 
 
 @dataclass(frozen=True)

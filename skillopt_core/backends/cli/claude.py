@@ -42,7 +42,7 @@ class ClaudeCliBackend(CliBackend):
         super().__init__(name, model, options)
         self.api_key = str(options.get("api_key") or "")
         bare = options.get("bare")
-        self.bare_option: bool | None = None if bare is None else bool(bare)
+        self.bare_option = None if bare in (None, "") else _process.flag(bare, default=True)
 
     def base_env(self) -> dict[str, str]:
         overrides = dict(self.options.env)

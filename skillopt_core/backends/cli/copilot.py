@@ -53,7 +53,7 @@ class CopilotCliBackend(CliBackend):
 
     def __init__(self, name: str, model: str, options: Mapping[str, Any]) -> None:
         super().__init__(name, model, options)
-        self.copy_login = bool(options.get("copy_login", True))
+        self.copy_login = _process.flag(options.get("copy_login"), default=True)
 
     def isolated_home(self, scratch: Scratch, env: Mapping[str, str]) -> Path:
         """A fresh COPILOT_HOME holding only the login file(s) of the user's real one."""
