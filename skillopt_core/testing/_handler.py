@@ -43,6 +43,12 @@ class FakeHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     fake: FakeModelServer
 
+    def setup(self) -> None:
+        """Disable Nagle: small header and body writes must not wait for a delayed ACK."""
+        super().setup()
+        with contextlib.suppress(OSError):
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
     def log_message(self, format: str, *args: Any) -> None:
         """Keep test output quiet; the request log is the record."""
 
