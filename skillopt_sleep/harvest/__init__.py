@@ -23,7 +23,10 @@ from skillopt_sleep.harvest._stats import HarvestStats
 def open_index(
     project: str | os.PathLike[str], state_dir: str | os.PathLike[str] | None = None
 ) -> HarvestIndex:
-    """The project's index: in ``state_dir`` if given, else in the project's state directory."""
+    """The project's index: in ``state_dir`` if given (``":memory:"`` for a throwaway one), else in
+    the project's state directory."""
+    if str(state_dir) == ":memory:":
+        return HarvestIndex(":memory:")
     if state_dir is None:
         from skillopt_sleep.paths import project_state_dir
 

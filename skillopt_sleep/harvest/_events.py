@@ -17,7 +17,8 @@ result   call_id    excerpt   is_error     exit_code
 interrupt
 ======== ========== ========= ============ =========
 
-All text is already redacted and clipped by the source (see :func:`clip`).
+Constructors keep a raw window of each text; :func:`seal` redacts and truncates it in one batch
+per read (redaction always runs before truncation).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from skillopt_core.markers import is_engine_text
-from skillopt_core.redaction import redact
+from skillopt_core.redaction import redact, redact_many
 
 USER, ASSISTANT, CALL, RESULT, INTERRUPT = "user", "assistant", "call", "result", "interrupt"
 
@@ -35,36 +36,82 @@ Event = list[Any]
 
 # Limits on what is kept per field (characters, after redaction).
 PROMPT_CHARS = 8000
-TEXT_CHARS = 4000
+TEXT_CHARS = 2000
 INPUT_CHARS = 400
 RESULT_CHARS = 400
-# Redaction sees this much beyond the kept length, so a secret straddling the cut is still caught.
-REDACT_MARGIN = 4096
+# Redaction sees this much beyond the kept length, so a secret straddling the cut is still caught;
+# a longer token run that the cut would split is dropped whole (see ``_cut``).
+REDACT_MARGIN = 64
+SEAL_BATCH = 16  # texts per redaction scan: amortises per-call cost without re-scanning much
 
 
 def clip(text: str, limit: int) -> str:
     """Redact, then truncate to ``limit`` characters (redaction always runs first)."""
-    if not text:
-        return ""
-    window = text if len(text) <= limit + REDACT_MARGIN else text[: limit + REDACT_MARGIN]
-    cleaned = redact(window)
-    if len(cleaned) <= limit:
-        return cleaned
-    return cleaned[: limit - 1] + "…"
+    return _cut(redact(_window(text, limit)), limit) if text else ""
+
+
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_.~-")
+
+
+def _window(text: str, limit: int) -> str:
+    return text if len(text) <= limit + REDACT_MARGIN else text[: limit + REDACT_MARGIN]
+
+
+def _cut(text: str, limit: int) -> str:
+    """Truncate redacted text; never leave the head of a token the cut splits (a partial secret)."""
+    if len(text) <= limit:
+        return text
+    kept = text[: limit - 1]
+    if _TOKEN_CHARS.issuperset(text[limit - 2 : limit]):
+        start = len(kept)
+        while start > 0 and kept[start - 1] in _TOKEN_CHARS:
+            start -= 1
+        if len(kept) - start >= 8:
+            kept = kept[:start]
+    return kept + "…"
+
+
+# Where an event keeps text, and how much of it: kind -> ((slot, limit), ...).
+_TEXT_SLOTS: dict[str, tuple[tuple[int, int], ...]] = {
+    USER: ((3, PROMPT_CHARS),),
+    ASSISTANT: ((3, TEXT_CHARS),),
+    CALL: ((5, INPUT_CHARS),),
+    RESULT: ((4, RESULT_CHARS),),
+}
+
+
+def seal(events: list[Event], start: int = 0) -> None:
+    """Redact and truncate the text of ``events[start:]`` in place, in one batched scan.
+
+    Constructors keep only a window of the raw text; the harvest driver seals every event a read
+    produced before the state is stored or assembled, so nothing unredacted leaves a read.
+    """
+    targets: list[tuple[Event, int, int]] = []
+    texts: list[str] = []
+    for event in events[start:]:
+        for slot, limit in _TEXT_SLOTS.get(event[0], ()):
+            if event[slot]:
+                targets.append((event, slot, limit))
+                texts.append(event[slot])
+    cleaned: list[str] = []
+    for start_at in range(0, len(texts), SEAL_BATCH):
+        cleaned.extend(redact_many(texts[start_at : start_at + SEAL_BATCH]))
+    for (event, slot, limit), text in zip(targets, cleaned, strict=True):
+        event[slot] = _cut(text, limit)
 
 
 def user(ts: float | None, text: str, key: str | None = None) -> Event:
-    return [USER, ts, key, clip(text, PROMPT_CHARS)]
+    return [USER, ts, key, _window(text, PROMPT_CHARS)]
 
 
 def assistant(ts: float | None, text: str, key: str | None = None) -> Event:
-    return [ASSISTANT, ts, key, clip(text, TEXT_CHARS)]
+    return [ASSISTANT, ts, key, _window(text, TEXT_CHARS)]
 
 
 def call(
     ts: float | None, call_id: str, name: str, input_text: str, key: str | None = None
 ) -> Event:
-    return [CALL, ts, key, call_id, name, clip(input_text, INPUT_CHARS)]
+    return [CALL, ts, key, call_id, name, _window(input_text, INPUT_CHARS)]
 
 
 def result(
@@ -75,7 +122,7 @@ def result(
     exit_code: int | None = None,
     key: str | None = None,
 ) -> Event:
-    return [RESULT, ts, key, call_id, clip(excerpt, RESULT_CHARS), is_error, exit_code]
+    return [RESULT, ts, key, call_id, _window(excerpt, RESULT_CHARS), is_error, exit_code]
 
 
 def interrupt(ts: float | None, key: str | None = None) -> Event:

@@ -15,7 +15,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from skillopt_sleep.harvest._build import assemble, in_project
-from skillopt_sleep.harvest._events import FileState
+from skillopt_sleep.harvest._events import FileState, seal
 from skillopt_sleep.harvest._index import FileRow, HarvestIndex
 from skillopt_sleep.harvest._lines import (
     LineRead,
@@ -56,8 +56,22 @@ def _read(
 ) -> LineRead:
     """Fold the complete lines after ``offset`` into ``state``; may raise OSError."""
     read = LineRead(offset)
-    for line in iter_lines(path, offset, read, config.max_line_bytes):
-        _feed(source, state, line, config, tally)
+    first_new = len(state.events)
+    try:
+        for line in iter_lines(path, offset, read, config.max_line_bytes):
+            _feed(source, state, line, config, tally)
+        _tail(source, state, read, config, tally)
+    finally:
+        seal(state.events, first_new)
+    if read.oversized:
+        tally.skipped_lines[f"line over {config.max_line_bytes >> 20} MiB"] += read.oversized
+    tally.bytes_read += read.offset - offset
+    return read
+
+
+def _tail(
+    source: Source, state: FileState, read: LineRead, config: HarvestConfig, tally: Tally
+) -> None:
     if read.tail:
         try:
             record = source.parse(read.tail)
@@ -68,10 +82,6 @@ def _read(
             read.offset += len(read.tail)
         else:
             tally.skipped_lines["partial last line (left for next time)"] += 1
-    if read.oversized:
-        tally.skipped_lines[f"line over {config.max_line_bytes >> 20} MiB"] += read.oversized
-    tally.bytes_read += read.offset - offset
-    return read
 
 
 def _feed(

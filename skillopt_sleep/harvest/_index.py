@@ -2,7 +2,7 @@
 
 Per file it stores the identity (device, inode, size, mtime, head hash), the byte offset after the
 last complete line read, the session key, whether the file is in the project's scope, and the
-parsed :class:`FileState` (compressed JSON), so a grown file is finished from its new bytes alone.
+parsed :class:`FileState` (JSON), so a grown file is finished from its new bytes alone.
 Writes happen in one transaction that is committed only when the caller says so; an interrupted
 harvest leaves the previous checkpoint untouched.
 """
@@ -10,7 +10,6 @@ harvest leaves the previous checkpoint untouched.
 from __future__ import annotations
 
 import sqlite3
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +18,7 @@ import orjson
 from skillopt_sleep.harvest._events import FileState
 from skillopt_sleep.harvest._lines import FileId
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 INDEX_NAME = "harvest-index.sqlite3"
 
 _SCHEMA = """
@@ -49,13 +48,13 @@ class FileRow:
 
 
 def _pack(state: FileState) -> bytes:
-    return zlib.compress(orjson.dumps(state.to_json()), 1)
+    return orjson.dumps(state.to_json())
 
 
 def _unpack(blob: bytes | None) -> FileState:
     if not blob:
         return FileState()
-    return FileState.from_json(orjson.loads(zlib.decompress(blob)))
+    return FileState.from_json(orjson.loads(blob))
 
 
 class HarvestIndex:
@@ -73,9 +72,8 @@ class HarvestIndex:
             self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
             self._db.commit()
         elif row[0] != SCHEMA_VERSION:
-            self._db.executescript(
-                "DELETE FROM files; UPDATE meta SET value='1' WHERE key='schema';"
-            )
+            self._db.execute("DELETE FROM files")  # an older layout: read everything afresh
+            self._db.execute("UPDATE meta SET value=? WHERE key='schema'", (SCHEMA_VERSION,))
             self._db.commit()
 
     @classmethod

@@ -128,6 +128,8 @@ class CodexSource(Source):
     def feed(self, state: FileState, record: Any, config: HarvestConfig) -> Feed:
         kind = record.get("type")
         payload = record.get("payload")
+        if kind in _IGNORED_TOP:
+            return Feed.IGNORED
         ts = parse_ts(record.get("timestamp"))
         if kind == "response_item" and isinstance(payload, dict):
             return self._item(state, payload, ts)
@@ -144,8 +146,6 @@ class CodexSource(Source):
             state.set_meta("cwd", payload.get("cwd"))
             state.set_meta("model", payload.get("model"), overwrite=True)
             return Feed.USED
-        if kind in _IGNORED_TOP:
-            return Feed.IGNORED
         if kind in _ITEM_TYPES or kind == "reasoning":  # the oldest rollouts: bare items
             return self._item(state, record, ts)
         if kind is None and "id" in record and "timestamp" in record:  # the oldest header line
@@ -169,6 +169,10 @@ class CodexSource(Source):
 
     def _tool(self, state: FileState, event: list[Any]) -> Feed:
         state.extra["last"] = None
+        if event[0] == "result":  # the output is mirrored too: keep (and redact) one copy
+            if state.extra.get("resulted") == event[3]:
+                event[4] = ""
+            state.extra["resulted"] = event[3]
         state.add(event)
         return Feed.USED
 

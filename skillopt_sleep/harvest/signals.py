@@ -44,12 +44,43 @@ def _similar(a: frozenset[str], b: frozenset[str]) -> bool:
     return len(a & b) / len(a | b) >= RETRY_SIMILARITY
 
 
+# Words one of the patterns needs; text without any of them skips the regexes (most prompts).
+_CORRECTION_HINTS = (
+    "no",
+    "wrong",
+    "not",
+    "n't",
+    "incorrect",
+    "still",
+    "undo",
+    "revert",
+    "you",
+    "again",
+    "broke",
+)
+_APPROVAL_HINTS = (
+    "thank",
+    "thx",
+    "ty",
+    "perfect",
+    "great",
+    "excellent",
+    "awesome",
+    "nice",
+    "lgtm",
+    "good",
+    "work",
+    "fixed",
+)
+
+
 def classify(text: str) -> SignalKind | None:
     """Correction beats approval ("thanks, but it still fails" is a correction)."""
     head = text[:600]
-    if _CORRECTION.search(head):
+    low = head.lower()
+    if any(h in low for h in _CORRECTION_HINTS) and _CORRECTION.search(head):
         return SignalKind.CORRECTION
-    if _APPROVAL.search(head):
+    if any(h in low for h in _APPROVAL_HINTS) and _APPROVAL.search(head):
         return SignalKind.APPROVAL
     return None
 
