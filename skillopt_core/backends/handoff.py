@@ -9,7 +9,7 @@ and finds the answers.
 
 Layout of the directory::
 
-    PROMPTS.md          what to do, and every pending prompt inline
+    PROMPTS.md          what to do, and an index of the pending prompts
     pending.json        {"version", "exit_code", "pending": [{id, purpose, prompt_file, answer_file, ...}]}
     prompts/<id>.md     one prompt each (redacted)
     answers/<id>.md     written by the agent
@@ -94,29 +94,25 @@ def _write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def _prompts_markdown(directory: Path, pending: list[PendingPrompt]) -> str:
+def _prompts_markdown(pending: list[PendingPrompt]) -> str:
+    """The index an agent reads first: what to do, then one line per prompt (files, format)."""
     lines = [
         "# Prompts waiting for answers",
         "",
         f"SkillOpt stopped (exit code {HANDOFF_EXIT_CODE}) because {len(pending)} prompt(s) need an answer.",
-        "For each prompt below, write only the answer (as the model would reply, nothing else) to",
-        "its answer file, then run the same command again. It continues where it stopped.",
+        "For each prompt below, read its prompt file and write only the answer (as the model would",
+        "reply, nothing else) to its answer file. Then run the same command again: it continues",
+        "where it stopped. The same list is in pending.json.",
         "",
+        "| id | purpose | reply format | prompt file | answer file |",
+        "|---|---|---|---|---|",
     ]
-    for entry in pending:
-        prompt = Path(entry.prompt_file).read_text(encoding="utf-8")
-        lines += [
-            f"## {entry.id} ({entry.purpose})",
-            "",
-            f"- answer file: `{entry.answer_file}`",
-            f"- reply format: {'a JSON value only' if entry.wants_json else 'plain text'}",
-            "",
-            "````text",
-            prompt,
-            "````",
-            "",
-        ]
-    return "\n".join(lines)
+    lines += [
+        f"| {e.id} | {e.purpose} | {'JSON value only' if e.wants_json else 'plain text'} "
+        f"| `{e.prompt_file}` | `{e.answer_file}` |"
+        for e in pending
+    ]
+    return "\n".join(lines) + "\n"
 
 
 class HandoffBackend:
@@ -185,7 +181,7 @@ class HandoffBackend:
             "pending": [asdict(entry) for entry in pending],
         }
         _write_atomic(root / "pending.json", json.dumps(document, indent=2) + "\n")
-        _write_atomic(root / "PROMPTS.md", _prompts_markdown(root, pending))
+        _write_atomic(root / "PROMPTS.md", _prompts_markdown(pending))
         return pending
 
     def health_check(self) -> None:
