@@ -43,6 +43,10 @@ def step_progress(enabled: bool = True) -> Iterator[StepCallback]:
         yield on_step
 
 
+def _fmt(value: float | None) -> str:
+    return "n/a (budget spent)" if value is None else f"{value:.3f}"
+
+
 def render_summary(summary: TrainingSummary) -> None:
     console = Console()
     table = Table(
@@ -52,7 +56,13 @@ def render_summary(summary: TrainingSummary) -> None:
         table.add_column(column)
     for split in ("val", "test"):
         b, f = summary.baseline[split], summary.final[split]
-        table.add_row(split, f"{b.hard:.3f}", f"{f.hard:.3f}", f"{b.soft:.3f}", f"{f.soft:.3f}")
+        table.add_row(
+            split,
+            _fmt(None if b is None else b.hard),
+            _fmt(None if f is None else f.hard),
+            _fmt(None if b is None else b.soft),
+            _fmt(None if f is None else f.soft),
+        )
     console.print(table)
     console.print(f"[green]accepted edits ({len(summary.accepted)}):")
     for edit in summary.accepted:
@@ -67,4 +77,9 @@ def render_summary(summary: TrainingSummary) -> None:
         )
     if summary.stopped_reason:
         console.print(f"[yellow]stopped early: {summary.stopped_reason}")
+    usage = summary.usage
+    console.print(
+        f"model calls: {usage.get('calls', 0)}, tokens in/out: {usage.get('input_tokens', 0)}/"
+        f"{usage.get('output_tokens', 0)}, est. cost ${usage.get('cost_usd', 0.0):.4f}"
+    )
     console.print(f"best skill: {summary.best_skill_path}")

@@ -128,6 +128,11 @@ def train(
     max_usd: float | None = typer.Option(
         None, "--max-usd", min=0.0, help="Hard limit on estimated cost in USD."
     ),
+    dry_run: bool = typer.Option(
+        False,
+        "--dry-run",
+        help="Print the preflight estimate (calls, tokens, USD) and exit without calling a model.",
+    ),
     as_json: bool = JsonOpt,
 ) -> None:
     """Train a skill on a split: rollout -> reflect -> bounded edits -> gate, for N epochs."""
@@ -158,7 +163,54 @@ def train(
         train_config = resolve_config(request)
     except (ConfigError, TypeError) as exc:
         raise _fail(str(exc), EXIT_USAGE) from None
+    if dry_run:
+        raise typer.Exit(_print_preflight(request, train_config, as_json))
     raise typer.Exit(_run_training(request, train_config, as_json))
+
+
+def _print_preflight(request: Any, train_config: Any, as_json: bool) -> int:
+    from skillopt_core.backends.runtime import Budget
+    from skillopt_core.envs.qa import SplitFormatError
+    from skillopt_core.registry import UnknownEntryError
+    from skillopt_core.training import dry_run
+
+    try:
+        estimate = dry_run(request, train_config)
+    except (UnknownEntryError, ValueError, SplitFormatError) as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+    problems = estimate.over_budget(
+        Budget(**{k: v for k, v in request.limits.items() if v is not None})
+    )
+    if as_json:
+        payload = {
+            "calls": estimate.calls,
+            "input_tokens": estimate.input_tokens,
+            "output_tokens": estimate.output_tokens,
+            "cost_usd": round(estimate.cost_usd, 4),
+            "groups": [
+                {
+                    "role": g.group.role,
+                    "purpose": g.group.purpose,
+                    "calls": g.group.calls,
+                    "input_tokens": g.input_tokens,
+                    "output_tokens": g.output_tokens,
+                    "cost_usd": round(g.cost_usd, 4),
+                }
+                for g in estimate.groups
+            ],
+            "budget_problems": problems,
+        }
+        typer.echo(json.dumps(payload, indent=2))
+        return 0
+    typer.echo("Preflight estimate (upper bounds; no model was called):")
+    for line in estimate.lines():
+        typer.echo(f"  {line}")
+    for problem in problems:
+        typer.secho(
+            f"  budget: {problem} (the run would stop early, keeping what it learned)",
+            fg=typer.colors.YELLOW,
+        )
+    return 0
 
 
 def _run_training(request: Any, train_config: Any, as_json: bool) -> int:

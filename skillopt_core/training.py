@@ -10,10 +10,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from skillopt_core.backends import BudgetExceeded
+from skillopt_core.backends.preflight import PreflightEstimate, preflight, role_prices
 from skillopt_core.backends.runtime import Budget, Roles, open_roles
 from skillopt_core.config import TrainConfig, load_config, validate
 from skillopt_core.envs import create_environment
+from skillopt_core.optim.evaluate import Evaluator
 from skillopt_core.optim.trainer import StepCallback, Trainer
+from skillopt_core.plan import training_plan
 from skillopt_core.rundir import RunDir, atomic_write_json
 
 
@@ -44,11 +48,12 @@ class TrainingSummary:
     target: str
     steps: int
     stopped_reason: str
-    baseline: dict[str, SplitScores]
-    final: dict[str, SplitScores]
+    baseline: dict[str, SplitScores | None]
+    final: dict[str, SplitScores | None]
     accepted: list[dict[str, Any]]
     rejected: list[dict[str, Any]]
     best_skill_path: Path
+    usage: dict[str, Any]
 
 
 def resolve_config(request: TrainRequest) -> TrainConfig:
@@ -83,13 +88,16 @@ def run_training(
     seed_skill = resolve_seed_skill(request, config)
     run_dir = RunDir(request.out_root)
     trainer = Trainer(config, env, roles, run_dir, seed_skill, on_step=on_step)
-    result = trainer.fit()
-    baseline, final = {}, {}
-    for split in ("val", "test"):
-        before = trainer.evaluator.evaluate(seed_skill, split)
-        after = trainer.evaluator.evaluate(result.best_skill, split)
-        baseline[split] = SplitScores(before.hard, before.soft)
-        final[split] = SplitScores(after.hard, after.soft)
+    try:
+        result = trainer.fit()
+        baseline = {
+            split: _scores(trainer.evaluator, seed_skill, split) for split in ("val", "test")
+        }
+        final = {
+            split: _scores(trainer.evaluator, result.best_skill, split) for split in ("val", "test")
+        }
+    finally:
+        roles.ledger.write_json(run_dir.root / "ledger.json")
     summary = TrainingSummary(
         run_dir=run_dir.root,
         optimizer=f"{roles.optimizer.name}:{roles.optimizer.model}",
@@ -101,9 +109,19 @@ def run_training(
         accepted=result.accepted,
         rejected=result.rejected,
         best_skill_path=run_dir.best_skill,
+        usage=roles.ledger.summary()["totals"],
     )
     atomic_write_json(run_dir.root / "summary.json", summary_json(summary))
     return summary
+
+
+def _scores(evaluator: Evaluator, skill: str, split: str) -> SplitScores | None:
+    """Scores for the summary; None when the budget is spent (a stopped run still reports)."""
+    try:
+        result = evaluator.evaluate(skill, split)
+    except BudgetExceeded:
+        return None
+    return SplitScores(result.hard, result.soft)
 
 
 def summary_json(summary: TrainingSummary) -> dict[str, Any]:
@@ -113,9 +131,24 @@ def summary_json(summary: TrainingSummary) -> dict[str, Any]:
         "target": summary.target,
         "steps": summary.steps,
         "stopped_reason": summary.stopped_reason,
-        "baseline": {k: vars(v) for k, v in summary.baseline.items()},
-        "final": {k: vars(v) for k, v in summary.final.items()},
+        "baseline": {k: v and vars(v) for k, v in summary.baseline.items()},
+        "final": {k: v and vars(v) for k, v in summary.final.items()},
         "accepted_edits": summary.accepted,
         "rejected_edits": summary.rejected,
         "best_skill": str(summary.best_skill_path),
+        "usage": summary.usage,
     }
+
+
+def dry_run(request: TrainRequest, config: TrainConfig) -> PreflightEstimate:
+    """Estimate the calls, tokens and cost of a run without making any model call."""
+    env = create_environment(config.env, {"split_dir": request.split_dir})
+    roles = open_roles(
+        request.optimizer or request.backend,
+        request.target or request.backend,
+        {"seed": config.seed, **request.options},
+        check_health=False,
+    )
+    return preflight(
+        training_plan(config, env, resolve_seed_skill(request, config)), role_prices(roles)
+    )

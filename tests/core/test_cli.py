@@ -144,3 +144,39 @@ def test_console_script_runs_as_a_process(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "baseline hard" in result.stdout and "accepted edits" in result.stdout
+
+
+def test_dry_run_prints_the_preflight_without_calling_a_model(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    result = runner.invoke(
+        app,
+        [
+            "train",
+            "--split-dir",
+            str(TOY),
+            "--out-root",
+            str(out),
+            "--dry-run",
+            "--max-calls",
+            "100",
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    estimate = json.loads(result.stdout)
+    assert estimate["calls"] > 100
+    assert {g["purpose"] for g in estimate["groups"]} >= {"rollout", "reflect", "gate"}
+    assert estimate["budget_problems"] and "--max-calls is 100" in estimate["budget_problems"][0]
+    assert not out.exists(), "a dry run writes nothing"
+
+
+def test_budget_limit_stops_cleanly_with_exit_code_4(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    result = runner.invoke(
+        app,
+        ["train", "--split-dir", str(TOY), "--out-root", str(out), "--max-calls", "150", "--json"],
+    )
+    assert result.exit_code == 4, result.output
+    ledger = json.loads((out / "ledger.json").read_text())
+    assert ledger["totals"]["calls"] <= 150
+    assert (out / "best_skill.md").is_file()
