@@ -5,9 +5,9 @@ requests: 50 M pairs) and is quadratic in memory. Two requests can only end up i
 average-linkage cluster under threshold ``t`` if they are linked by pairs at similarity >= ``t``,
 so we first build a sparse graph of each request's ``knn`` nearest neighbours above the threshold
 (computed block by block, so memory stays at ``block x n``), split it into connected components,
-and run exact average linkage inside each component only. Components are small for real request
-streams; a component larger than ``max_component`` is clustered by its graph alone (a safety valve
-that the benchmark shows is not hit at 10,000 requests).
+and run exact average linkage inside each component only. A component larger than ``max_component``
+(low thresholds on big archives chain into one) is split by raising the *edge* threshold inside it
+step by step until its parts fit; the linkage threshold stays the configured one.
 
 Average linkage rather than single linkage because a chain of near-paraphrases must not merge two
 different tasks ("fix the login test" ~ "fix the signup test" ~ "write the signup docs"). The
@@ -25,7 +25,8 @@ import numpy as np
 Similarity = Callable[[Any, Any], np.ndarray]
 BLOCK = 1024
 KNN = 30
-MAX_COMPONENT = 4000
+MAX_COMPONENT = 2500
+EDGE_STEP = 0.05
 
 
 def _rows(matrix: Any, start: int, stop: int) -> Any:
@@ -88,27 +89,61 @@ def cluster_vectors(
     max_component: int = MAX_COMPONENT,
 ) -> np.ndarray:
     """A label per row; rows sharing a label are one family. Labels are 0..k-1 in first-row order."""
-    from scipy.sparse.csgraph import connected_components
-
     n = vectors.shape[0]
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    graph = neighbour_graph(vectors, similarity, threshold, knn)
-    _, components = connected_components(graph, directed=False)
     labels = np.full(n, -1, dtype=np.int64)
-    next_label = 0
+    graph = neighbour_graph(vectors, similarity, threshold, knn)
+    _cluster_into(
+        labels, np.arange(n), graph, vectors, similarity, threshold, threshold, max_component, 0
+    )
+    return _renumber(labels)
+
+
+def _cluster_into(
+    labels: np.ndarray,
+    rows: np.ndarray,
+    graph: Any,
+    vectors: Any,
+    similarity: Similarity,
+    threshold: float,
+    edge_threshold: float,
+    max_component: int,
+    next_label: int,
+) -> int:
+    """Label ``rows`` from ``next_label`` on; a component too big for exact linkage is split by
+    raising the edge threshold inside it (the linkage threshold itself never changes)."""
+    from scipy.sparse.csgraph import connected_components
+
+    sub_graph = graph[rows][:, rows]
+    if edge_threshold > threshold:
+        sub_graph = sub_graph.multiply(sub_graph >= edge_threshold)
+    _, components = connected_components(sub_graph, directed=False)
     order = np.argsort(components, kind="stable")
     boundaries = np.flatnonzero(np.diff(components[order])) + 1
-    for members in np.split(order, boundaries):
-        if len(members) <= 2 or len(members) > max_component:
+    for local in np.split(order, boundaries):
+        members = rows[local]
+        if len(members) <= 2:
             labels[members] = next_label
             next_label += 1
-            continue
-        sub = vectors[members]
-        local = _average_linkage(similarity(sub, sub), threshold)
-        labels[members] = next_label + local - 1
-        next_label += int(local.max())
-    return _renumber(labels)
+        elif len(members) > max_component and edge_threshold < 0.99:
+            next_label = _cluster_into(
+                labels,
+                members,
+                graph,
+                vectors,
+                similarity,
+                threshold,
+                min(0.99, edge_threshold + EDGE_STEP),
+                max_component,
+                next_label,
+            )
+        else:
+            sub = vectors[members]
+            found = _average_linkage(similarity(sub, sub), threshold)
+            labels[members] = next_label + found - 1
+            next_label += int(found.max())
+    return next_label
 
 
 def _renumber(labels: np.ndarray) -> np.ndarray:

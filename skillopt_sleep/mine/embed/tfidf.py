@@ -26,7 +26,7 @@ _DIGITS = re.compile(r"\d+")  # ids and versions vary between occurrences of one
 class TfidfEmbedder:
     name = "tfidf"
     stable = False
-    default_threshold = 0.30
+    default_threshold = 0.10
 
     def embed(self, texts: Sequence[str]) -> Any:
         from scipy.sparse import hstack
