@@ -15,22 +15,15 @@ from datetime import timedelta
 from pathlib import Path
 
 from skillopt_sleep.harvest._build import assemble, in_project
-from skillopt_sleep.harvest._events import FileState, seal
+from skillopt_sleep.harvest._events import FileState
 from skillopt_sleep.harvest._index import FileRow, HarvestIndex
-from skillopt_sleep.harvest._lines import (
-    LineRead,
-    continues,
-    iter_lines,
-    stat_id,
-    unchanged,
-    with_head,
-)
-from skillopt_sleep.harvest._registry import Feed, HarvestConfig, Source, select
+from skillopt_sleep.harvest._lines import continues, stat_id, unchanged
+from skillopt_sleep.harvest._reading import ReadJob, read_all
+from skillopt_sleep.harvest._registry import HarvestConfig, Source, select
 from skillopt_sleep.harvest._stats import HarvestStats, Tally
 from skillopt_sleep.records import Session
 
 Progress = Callable[[str, int, int], None]  # (source name, files done, files total)
-_SHAPE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$", re.IGNORECASE)
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
@@ -51,65 +44,42 @@ def parse_since(value: str | timedelta | None) -> timedelta | None:
     return timedelta(seconds=float(match.group(1)) * _UNITS[match.group(2).lower()])
 
 
-def _read(
-    source: Source, path: Path, state: FileState, offset: int, config: HarvestConfig, tally: Tally
-) -> LineRead:
-    """Fold the complete lines after ``offset`` into ``state``; may raise OSError."""
-    read = LineRead(offset)
-    first_new = len(state.events)
-    try:
-        for line in iter_lines(path, offset, read, config.max_line_bytes):
-            _feed(source, state, line, config, tally)
-        _tail(source, state, read, config, tally)
-    finally:
-        seal(state.events, first_new)
-    if read.oversized:
-        tally.skipped_lines[f"line over {config.max_line_bytes >> 20} MiB"] += read.oversized
-    tally.bytes_read += read.offset - offset
-    return read
-
-
-def _tail(
-    source: Source, state: FileState, read: LineRead, config: HarvestConfig, tally: Tally
-) -> None:
-    if read.tail:
-        try:
-            record = source.parse(read.tail)
-        except ValueError:
-            record = None
-        if isinstance(record, dict):  # a complete record that only lacks its newline
-            _feed(source, state, read.tail, config, tally, record)
-            read.offset += len(read.tail)
-        else:
-            tally.skipped_lines["partial last line (left for next time)"] += 1
-
-
-def _feed(
+def _plan(
     source: Source,
-    state: FileState,
-    line: bytes,
-    config: HarvestConfig,
+    paths: list[Path],
+    index: HarvestIndex,
+    cutoff: float | None,
     tally: Tally,
-    record: object = None,
-) -> None:
-    if record is None:
+) -> list[ReadJob]:
+    """What to read: new files from the start, grown ones from their offset, nothing else."""
+    rows = index.rows(source.name)
+    jobs: list[ReadJob] = []
+    for path in paths:
+        tally.files_seen += 1
+        name = str(path)
         try:
-            record = source.parse(line)
-        except ValueError:
-            tally.skipped_lines["malformed json"] += 1
-            return
-    if not isinstance(record, dict):
-        tally.skipped_lines["not a json object"] += 1
-        return
-    try:
-        outcome = source.feed(state, record, config)
-    except _SHAPE_ERRORS:
-        tally.skipped_lines["unexpected record shape"] += 1
-        return
-    if outcome is Feed.UNKNOWN:
-        tally.skipped_lines["unknown record type"] += 1
-    elif outcome is Feed.SIDECHAIN:
-        tally.skipped_lines["sidechain record"] += 1
+            fid = stat_id(path)
+            row = rows.get(name)
+            if row is not None and unchanged(row.fid, fid):
+                tally.files_unchanged += 1
+                continue
+            if cutoff is not None and fid.mtime_ns / 1e9 < cutoff:
+                tally.skipped_files["older than --since (left unread)"] += 1
+                continue
+            resumable = row is not None and continues(path, row.fid, fid, row.offset)
+        except OSError:
+            tally.skipped_files["unreadable file"] += 1
+            continue
+        if row is not None and resumable:
+            if not row.in_scope:
+                tally.files_unchanged += 1  # another project's session grew: nothing to read
+                continue
+            jobs.append(ReadJob(path, fid, row.offset, index.state(name), True))
+            continue
+        if row is not None:
+            tally.skipped_files["rewritten or truncated (re-read)"] += 1
+        jobs.append(ReadJob(path, fid, 0, FileState(), False))
+    return jobs
 
 
 def _harvest_source(
@@ -121,65 +91,49 @@ def _harvest_source(
 ) -> tuple[list[Session], Tally]:
     tally = Tally(source.harness)
     project = str(config.project)
-    rows = index.rows(source.name)
     try:
         paths = list(source.discover(config))
     except OSError:
         tally.skipped_files["unreadable directory"] += 1
         paths = []
     discovered = {str(p) for p in paths}  # files moved away (e.g. archived) no longer count
+    jobs = _plan(source, paths, index, cutoff, tally)
+    done = [0]
+
+    def tick() -> None:
+        done[0] += 1
+        if progress:
+            progress(source.name, done[0], len(jobs))
+
     fresh: dict[str, dict[str, FileState]] = {}
     mtimes: dict[str, float] = {}
-    for done, path in enumerate(paths, 1):
-        if progress:
-            progress(source.name, done, len(paths))
-        tally.files_seen += 1
-        name = str(path)
-        try:
-            fid = stat_id(path)
-        except OSError:
-            tally.skipped_files["unreadable file"] += 1
-            continue
-        row = rows.get(name)
-        if row is not None and unchanged(row.fid, fid):
-            tally.files_unchanged += 1
-            continue
-        if cutoff is not None and fid.mtime_ns / 1e9 < cutoff:
-            tally.skipped_files["older than --since (left unread)"] += 1
-            continue
-        try:
-            resumable = row is not None and continues(path, row.fid, fid, row.offset)
-            if row is not None and resumable and not row.in_scope:
-                tally.files_unchanged += 1  # another project's session grew: nothing to read
-                continue
-            state = index.state(name) if resumable and row is not None else FileState()
-            offset = row.offset if resumable and row is not None else 0
-            if row is not None and not resumable:
-                tally.skipped_files["rewritten or truncated (re-read)"] += 1
-            read = _read(source, path, state, offset, config, tally)
-            stamped = with_head(path, fid, read.offset)
-        except OSError:
-            tally.skipped_files["unreadable file"] += 1
+    for outcome in read_all(source, jobs, config, tick):
+        job = outcome.job
+        tally.skipped_lines.update(outcome.skipped)
+        if outcome.error or outcome.stamped is None:
+            tally.skipped_files[outcome.error or "unreadable file"] += 1
             continue
         tally.files_read += 1
-        key = source.session_key(state, path)
+        tally.bytes_read += outcome.bytes_read
+        state = job.state
+        key = source.session_key(state, job.path)
         cwd = source.project_dir(state)
         scoped = not cwd or in_project(cwd, project)
-        index.put(FileRow(name, source.name, stamped, read.offset, key, scoped), state)
-        if scoped and (read.offset > offset or not resumable):  # a lone half line changes nothing
-            fresh.setdefault(key, {})[name] = state
-            mtimes[key] = max(mtimes.get(key, 0.0), fid.mtime_ns / 1e9)
-        else:
+        row = FileRow(str(job.path), source.name, outcome.stamped, outcome.offset, key, scoped)
+        index.put(row, state)
+        if not scoped:
             tally.skipped_sessions["other project"] += 1
+        elif outcome.bytes_read or not job.resumed:  # a lone half line changes nothing
+            fresh.setdefault(key, {})[str(job.path)] = state
+            mtimes[key] = max(mtimes.get(key, 0.0), job.fid.mtime_ns / 1e9)
     sessions: list[Session] = []
     for key, states in fresh.items():
         paths_of_key = [p for p in index.session_paths(source.name, key) if p in discovered]
         merged = [states[p] if p in states else index.state(p) for p in paths_of_key]
         cwd = next((source.project_dir(s) for s in merged if source.project_dir(s)), "")
         if not in_project(cwd, project):
-            tally.skipped_sessions[
-                "no working directory recorded" if not cwd else "other project"
-            ] += 1
+            reason = "no working directory recorded" if not cwd else "other project"
+            tally.skipped_sessions[reason] += 1
             continue
         built = assemble(source.harness, key, project, merged, paths_of_key, mtimes[key])
         if built.session is None:

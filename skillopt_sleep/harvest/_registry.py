@@ -22,6 +22,7 @@ from skillopt_sleep.harvest._events import FileState
 from skillopt_sleep.harvest._lines import DEFAULT_MAX_LINE
 from skillopt_sleep.records import Harness
 
+SIGNATURE_SPAN = 160
 SOURCE_MODULES: tuple[str, ...] = ("claude", "codex", "copilot", "vscode")
 
 
@@ -56,6 +57,10 @@ class Source:
 
     name: str = ""
     harness: Harness = "claude"
+    # Byte signatures of records that carry nothing we keep, found in a line's first
+    # ``SIGNATURE_SPAN`` bytes: such lines are skipped without being parsed. A signature must
+    # be a structural fragment (unescaped quotes), which no string value can contain.
+    ignorable: tuple[bytes, ...] = ()
 
     def discover(self, config: HarvestConfig) -> Iterator[Path]:
         """Candidate transcript files (may pre-filter cheaply by project; scope is checked later)."""

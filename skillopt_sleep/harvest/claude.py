@@ -74,6 +74,12 @@ def _tool_input(name: str, data: Any) -> str:
 class ClaudeSource(Source):
     name = "claude"
     harness = "claude"
+    ignorable = (
+        b'{"type":"queue-operation"',
+        b'{"type":"file-history-snapshot"',
+        b'{"type":"last-prompt"',
+        b'"isSidechain":false,"attachment":{',
+    )
 
     def discover(self, config: HarvestConfig) -> Iterator[Path]:
         projects = config.home("claude", "CLAUDE_CONFIG_DIR", "~/.claude") / "projects"

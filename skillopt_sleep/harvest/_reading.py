@@ -1,0 +1,177 @@
+"""Reading transcript files into :class:`FileState`s: one file per job, in parallel when it pays.
+
+A job folds the complete lines after an offset into a state, seals (redacts) what it added, and
+reports where the next read starts and what it skipped. Large cold harvests spread jobs over
+worker processes; each worker gets the parent's configured redactor, so user patterns apply there
+too.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from skillopt_core import redaction
+from skillopt_sleep.harvest._events import FileState, seal
+from skillopt_sleep.harvest._lines import FileId, LineRead, iter_lines, with_head
+from skillopt_sleep.harvest._registry import (
+    SIGNATURE_SPAN,
+    Feed,
+    HarvestConfig,
+    Source,
+    load_sources,
+)
+
+_SHAPE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
+PARALLEL_MIN_FILES = 64
+PARALLEL_MIN_BYTES = 32 << 20
+MAX_WORKERS = 8
+
+
+@dataclass
+class ReadJob:
+    path: Path
+    fid: FileId
+    offset: int
+    state: FileState
+    resumed: bool
+
+
+@dataclass
+class ReadOutcome:
+    job: ReadJob
+    offset: int = 0
+    stamped: FileId | None = None  # identity with the head hash of what was read
+    skipped: Counter[str] = field(default_factory=Counter)
+    error: str = ""
+
+    @property
+    def bytes_read(self) -> int:
+        return max(0, self.offset - self.job.offset)
+
+
+def read_file(source: Source, job: ReadJob, config: HarvestConfig) -> ReadOutcome:
+    """Fold the complete lines after ``job.offset`` into ``job.state``; never raises on I/O."""
+    outcome = ReadOutcome(job, job.offset)
+    read = LineRead(job.offset)
+    first_new = len(job.state.events)
+    try:
+        for line in iter_lines(job.path, job.offset, read, config.max_line_bytes):
+            _feed(source, job.state, line, config, outcome.skipped)
+        _tail(source, job.state, read, config, outcome.skipped)
+        outcome.stamped = with_head(job.path, job.fid, read.offset)
+    except OSError:
+        outcome.error = "unreadable file"
+        return outcome
+    finally:
+        seal(job.state.events, first_new)
+    if read.oversized:
+        outcome.skipped[f"line over {config.max_line_bytes >> 20} MiB"] += read.oversized
+    outcome.offset = read.offset
+    return outcome
+
+
+def _tail(
+    source: Source, state: FileState, read: LineRead, config: HarvestConfig, skipped: Counter[str]
+) -> None:
+    if not read.tail:
+        return
+    try:
+        record = source.parse(read.tail)
+    except ValueError:
+        record = None
+    if isinstance(record, dict):  # a complete record that only lacks its newline
+        _fold(source, state, record, config, skipped)
+        read.offset += len(read.tail)
+    else:
+        skipped["partial last line (left for next time)"] += 1
+
+
+def _feed(
+    source: Source, state: FileState, line: bytes, config: HarvestConfig, skipped: Counter[str]
+) -> None:
+    if source.ignorable:
+        head = line[:SIGNATURE_SPAN]
+        if any(signature in head for signature in source.ignorable):
+            return
+    try:
+        record = source.parse(line)
+    except ValueError:
+        skipped["malformed json"] += 1
+        return
+    _fold(source, state, record, config, skipped)
+
+
+def _fold(
+    source: Source, state: FileState, record: object, config: HarvestConfig, skipped: Counter[str]
+) -> None:
+    if not isinstance(record, dict):
+        skipped["not a json object"] += 1
+        return
+    try:
+        outcome = source.feed(state, record, config)
+    except _SHAPE_ERRORS:
+        skipped["unexpected record shape"] += 1
+        return
+    if outcome is Feed.UNKNOWN:
+        skipped["unknown record type"] += 1
+    elif outcome is Feed.SIDECHAIN:
+        skipped["sidechain record"] += 1
+
+
+def _init_worker(redactor: redaction.Redactor) -> None:
+    redaction.configure(redactor)
+
+
+def _work(args: tuple[str, ReadJob, HarvestConfig]) -> ReadOutcome:
+    name, job, config = args
+    return read_file(load_sources().get(name), job, config)
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    """fork where it is safe (POSIX, single-threaded parent), else spawn."""
+    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
+
+
+def _parallel(source: Source, jobs: Sequence[ReadJob]) -> int:
+    """How many worker processes to use (0: read in this process)."""
+    cpus = os.cpu_count() or 1
+    pending = sum(max(0, j.fid.size - j.offset) for j in jobs)
+    importable = type(source).__module__.startswith("skillopt_sleep.")
+    if cpus < 2 or not importable or len(jobs) < PARALLEL_MIN_FILES or pending < PARALLEL_MIN_BYTES:
+        return 0
+    return min(cpus, MAX_WORKERS)
+
+
+def read_all(
+    source: Source,
+    jobs: Sequence[ReadJob],
+    config: HarvestConfig,
+    on_done: Callable[[], None] | None = None,
+) -> Iterator[ReadOutcome]:
+    """Outcomes in job order."""
+    workers = _parallel(source, jobs)
+    if not workers:
+        for job in jobs:
+            yield read_file(source, job, config)
+            if on_done:
+                on_done()
+        return
+    ctx = _context()
+    args = [(source.name, job, config) for job in jobs]
+    init = (redaction.default_redactor(),)
+    with ProcessPoolExecutor(
+        workers, mp_context=ctx, initializer=_init_worker, initargs=init
+    ) as pool:
+        for outcome in pool.map(_work, args, chunksize=max(1, min(32, len(jobs) // (workers * 8)))):
+            yield outcome
+            if on_done:
+                on_done()
