@@ -4,7 +4,8 @@
 ``copilot``; a ``.cmd`` shim on Windows) into a directory. Every run records its argv, stdin, cwd
 (and what the cwd contained), and environment, then answers with the canned behaviour set by
 :meth:`FakeCli.respond`: stdout, stderr, exit code, and files written to the paths that follow
-given flags (``-o FILE`` for Codex, ``--usage-output-file FILE`` for Copilot).
+given flags (``-o FILE`` for Codex, ``--usage-output-file FILE`` for Copilot); optionally it
+sleeps (for timeouts) and spawns a long-lived child of its own (to check nothing is left behind).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 _PROGRAM = r"""
-import json, os, sys, time
+import json, os, subprocess, sys, time
 here = os.path.dirname(os.path.abspath(__file__))
 name = os.path.splitext(os.path.basename(__file__))[0].removesuffix("_fake")
 with open(os.path.join(here, name + ".behaviour.json"), encoding="utf-8") as f:
@@ -32,6 +33,9 @@ record = {
     "cwd_entries": sorted(os.listdir(os.getcwd())),
     "env": dict(os.environ),
 }
+if behaviour.get("spawn_child"):
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    record["child_pid"] = child.pid
 for variable in behaviour.get("list_dirs_of_env", []):
     path = os.environ.get(variable, "")
     record.setdefault("dir_entries", {})[variable] = sorted(os.listdir(path)) if os.path.isdir(path) else None
@@ -59,6 +63,7 @@ class FakeCall:
     cwd_entries: list[str]
     env: dict[str, str]
     dir_entries: dict[str, list[str] | None]
+    child_pid: int | None = None
 
     def value_after(self, flag: str) -> str:
         return self.argv[self.argv.index(flag) + 1]
@@ -93,6 +98,7 @@ class FakeCli:
         version_exit_code: int = 0,
         sleep_s: float = 0.0,
         list_dirs_of_env: tuple[str, ...] = (),
+        spawn_child: bool = False,
     ) -> None:
         """Set what every following run answers."""
         behaviour: dict[str, Any] = {
@@ -104,6 +110,7 @@ class FakeCli:
             "version_exit_code": version_exit_code,
             "sleep_s": sleep_s,
             "list_dirs_of_env": list(list_dirs_of_env),
+            "spawn_child": spawn_child,
         }
         (self.directory / f"{self.command}.behaviour.json").write_text(
             json.dumps(behaviour), encoding="utf-8"
@@ -124,6 +131,7 @@ class FakeCli:
                 cwd_entries=r["cwd_entries"],
                 env=r["env"],
                 dir_entries=r.get("dir_entries", {}),
+                child_pid=r.get("child_pid"),
             )
             for r in records
         ]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -420,6 +422,32 @@ def test_timeout_is_a_backend_error(fake_claude: FakeCli) -> None:
     backend = create_backend("claude-cli", {"executable": str(fake_claude.path), "timeout": 0.5})
     with pytest.raises(TransientError, match="no answer within"):
         backend.complete(CompletionRequest.of(PROMPT))
+
+
+def _alive(pid: int) -> bool:
+    status = Path(f"/proc/{pid}/status")
+    if status.exists():
+        return "State:\tZ" not in status.read_text(encoding="utf-8")
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(os.name != "posix", reason="process groups are POSIX")
+def test_timeout_kills_the_whole_process_tree(fake_claude: FakeCli) -> None:
+    fake_claude.respond(claude_result(), sleep_s=60, spawn_child=True)
+    backend = create_backend("claude-cli", {"executable": str(fake_claude.path), "timeout": 1})
+    with pytest.raises(TransientError):
+        backend.complete(CompletionRequest.of(PROMPT))
+    child = fake_claude.last_call().child_pid
+    assert child is not None
+    for _ in range(200):
+        if not _alive(child):
+            break
+        time.sleep(0.05)
+    assert not _alive(child)
 
 
 def test_extra_args_and_env_options_reach_the_cli(fake_codex: FakeCli) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -135,6 +136,17 @@ def excerpt(text: str, limit: int = _EXCERPT_CHARS) -> str:
     return text if len(text) <= limit else "…" + text[-limit:]
 
 
+def _kill_tree(proc: subprocess.Popen[str]) -> None:
+    """Kill the CLI and everything it spawned (it runs in its own process group / session)."""
+    if os.name == "posix":
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            proc.kill()
+    else:
+        proc.kill()
+
+
 def run(
     harness: Harness,
     argv: Sequence[str],
@@ -144,35 +156,48 @@ def run(
     env: Mapping[str, str],
     timeout_s: float,
 ) -> ProcessResult:
-    """Run one CLI call; never leaves a child behind on timeout."""
+    """Run one CLI call; on timeout the whole process tree is killed, nothing is left behind."""
     started = time.monotonic()
+    isolation: dict[str, Any] = (
+        {"start_new_session": True}
+        if os.name == "posix"
+        else {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
+    )
     try:
-        proc = subprocess.run(
+        proc = subprocess.Popen(
             list(argv),
-            input=stdin,
-            capture_output=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
             encoding="utf-8",
             errors="replace",
             cwd=str(cwd),
             env=dict(env),
-            timeout=timeout_s,
-            check=False,
+            **isolation,
         )
     except FileNotFoundError as exc:
         raise BackendUnavailable(
             f"{harness.label}: cannot start {argv[0]!r}: {exc}", hint=harness.install_hint
         ) from exc
+    try:
+        stdout, stderr = proc.communicate(stdin, timeout=timeout_s)
     except subprocess.TimeoutExpired as exc:
+        _kill_tree(proc)
+        proc.communicate()
         raise TransientError(
             f"{harness.label}: no answer within {timeout_s:g}s",
             hint="raise the backend option 'timeout' or use a faster model",
         ) from exc
+    except BaseException:
+        _kill_tree(proc)
+        proc.communicate()
+        raise
     return ProcessResult(
         argv=tuple(argv),
         returncode=proc.returncode,
-        stdout=proc.stdout or "",
-        stderr=proc.stderr or "",
+        stdout=stdout or "",
+        stderr=stderr or "",
         latency_s=time.monotonic() - started,
     )
 
