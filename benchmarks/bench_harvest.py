@@ -31,7 +31,50 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 PROJECT = "/home/dev/webapp"
-WORDS = ["the", "test", "login", "session", "cookie", "export", "json", "flag", "fix", "failing", "auth", "user", "token", "request", "handler", "module", "import", "path", "config", "value", "error", "retry", "build", "deploy", "docs", "readme", "function", "class", "return", "assert", "expected", "actual", "raise", "timeout", "database", "query", "cache", "schema", "migration", "route", "view", "model"]
+WORDS = [
+    "the",
+    "test",
+    "login",
+    "session",
+    "cookie",
+    "export",
+    "json",
+    "flag",
+    "fix",
+    "failing",
+    "auth",
+    "user",
+    "token",
+    "request",
+    "handler",
+    "module",
+    "import",
+    "path",
+    "config",
+    "value",
+    "error",
+    "retry",
+    "build",
+    "deploy",
+    "docs",
+    "readme",
+    "function",
+    "class",
+    "return",
+    "assert",
+    "expected",
+    "actual",
+    "raise",
+    "timeout",
+    "database",
+    "query",
+    "cache",
+    "schema",
+    "migration",
+    "route",
+    "view",
+    "model",
+]
 SECRETS = (
     "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd",
     "ghp_0123456789abcdefABCDEF0123456789abcd",
@@ -206,7 +249,7 @@ def _codex_session(
             "cli_version": "0.169.0",
             "source": "cli",
             "model_provider": "openai",
-            "base_instructions": {"text": _words(rng, 1500)},
+            "base_instructions": {"text": _words(rng, 800)},
             "git": {"branch": "main"},
         },
     )
@@ -369,27 +412,30 @@ def generate(root: Path, sessions: int, seed: int = 7) -> list[Path]:
     return files
 
 
-def baseline(files: list[Path]) -> tuple[float, int]:
-    """The bare pass: open every file and ``json.loads`` every line."""
-    began = time.perf_counter()
+def baseline(files: list[Path]) -> tuple[float, float, int]:
+    """The bare pass: open every file and ``json.loads`` every line (wall and CPU seconds)."""
+    began, cpu = time.perf_counter(), time.process_time()
     lines = 0
     for path in files:
         with open(path, "rb") as handle:
             for line in handle:
                 json.loads(line)
                 lines += 1
-    return time.perf_counter() - began, lines
+    return time.perf_counter() - began, time.process_time() - cpu, lines
 
 
 _CHILD = r"""
 import json, resource, sys, time
 from skillopt_sleep.harvest import harvest
 homes = {"claude": sys.argv[1] + "/.claude", "codex": sys.argv[1] + "/.codex"}
-began = time.perf_counter()
+def cpu():
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+began, cpu0 = time.perf_counter(), cpu()
 result = harvest(sys.argv[2], sources=("claude", "codex"), index=sys.argv[3], homes=homes)
-elapsed = time.perf_counter() - began
+elapsed, cpu_s = time.perf_counter() - began, cpu() - cpu0
 peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"seconds": elapsed, "peak_mb": peak_kb / 1024, "sessions": len(result.sessions),
+print(json.dumps({"seconds": elapsed, "cpu": cpu_s, "peak_mb": peak_kb / 1024, "sessions": len(result.sessions),
                   "bytes": sum(s.bytes_read for s in result.stats.values()),
                   "turns": sum(s.turns for s in result.stats.values()),
                   "tool_calls": sum(s.tool_calls for s in result.stats.values()),
@@ -450,19 +496,21 @@ def main() -> int:
             f"corpus: {len(files)} files, {size / 1e6:.1f} MB, generated in {time.perf_counter() - began:.1f}s"
         )
         baseline(files)  # warm the page cache so both passes read from memory
-        bare, lines = baseline(files)
+        bare, bare_cpu, lines = baseline(files)
         cold = run_harvest(root / "homes", root / "state")
         warm = run_harvest(root / "homes", root / "state")
         touched = append_turns(files, 0.05)
         grown = run_harvest(root / "homes", root / "state")
         ratio = cold["seconds"] / bare
         share = warm["seconds"] / cold["seconds"]
-        print(f"bare json.loads pass : {bare:7.2f}s  ({lines} lines)")
+        print(f"CPUs: {os.cpu_count()}, 1-min load average: {os.getloadavg()[0]:.1f}")
+        print(f"bare json.loads pass : {bare:7.2f}s wall, {bare_cpu:.2f}s CPU  ({lines} lines)")
         print(
-            f"cold harvest         : {cold['seconds']:7.2f}s  ({cold['sessions']} sessions, {cold['turns']} turns, {cold['tool_calls']} tool calls, {cold['skipped_lines']} skipped lines)"
+            f"cold harvest         : {cold['seconds']:7.2f}s wall, {cold['cpu']:.2f}s CPU  ({cold['sessions']} sessions, {cold['turns']} turns, {cold['tool_calls']} tool calls, {cold['skipped_lines']} skipped lines)"
         )
         print(
-            f"ratio cold / bare    : {ratio:7.2f}x  (target <= 2.00x)  {'PASS' if ratio <= 2 else 'FAIL'}"
+            f"ratio cold / bare    : {ratio:7.2f}x wall (target <= 2.00x)  {'PASS' if ratio <= 2 else 'FAIL'};"
+            f"  {cold['cpu'] / bare_cpu:.2f}x CPU"
         )
         print(
             f"no-change re-run     : {warm['seconds']:7.3f}s = {100 * share:.1f}% of cold  (target <= 5%)  {'PASS' if share <= 0.05 else 'FAIL'}"

@@ -1,0 +1,61 @@
+"""`skillopt-sleep harvest`: summary table, --json, --output, and a preview that does not consume."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from skillopt_sleep.cli import app
+
+
+def _args(homes: dict[str, Path], *extra: str) -> list[str]:
+    return [
+        "harvest",
+        "--project",
+        "/home/dev/webapp",
+        "--claude-home",
+        str(homes["claude"]),
+        "--codex-home",
+        str(homes["codex"]),
+        "--source",
+        "claude",
+        "--source",
+        "codex",
+        *extra,
+    ]
+
+
+def test_summary_json_and_output(homes: dict[str, Path], tmp_path: Path) -> None:
+    runner = CliRunner()
+    shown = runner.invoke(app, _args(homes))
+    assert shown.exit_code == 0, shown.output
+    assert "claude" in shown.output and "codex" in shown.output
+    out = tmp_path / "sessions.json"
+    listed = runner.invoke(app, [*_args(homes, "--json", "--output", str(out))])
+    assert listed.exit_code == 0
+    sessions = json.loads(out.read_text())
+    assert len(sessions) == 8
+    assert {s["harness"] for s in sessions} == {"claude", "codex"}
+    assert all(s["started_at"].endswith("Z") for s in sessions)
+
+
+def test_preview_does_not_advance_the_index_unless_committed(
+    homes: dict[str, Path], tmp_path: Path
+) -> None:
+    runner = CliRunner()
+    state = ["--state-dir", str(tmp_path / "state")]
+    out = tmp_path / "s.json"
+    for _ in range(2):
+        assert runner.invoke(app, _args(homes, *state, "--output", str(out))).exit_code == 0
+        assert len(json.loads(out.read_text())) == 8
+    assert runner.invoke(app, _args(homes, *state, "--commit", "--output", str(out))).exit_code == 0
+    assert runner.invoke(app, _args(homes, *state, "--output", str(out))).exit_code == 0
+    assert json.loads(out.read_text()) == []
+
+
+def test_bad_source_and_since_are_usage_errors(homes: dict[str, Path]) -> None:
+    runner = CliRunner()
+    assert runner.invoke(app, ["harvest", "--source", "cursor"]).exit_code == 2
+    assert runner.invoke(app, ["harvest", "--since", "soon"]).exit_code == 2
