@@ -263,6 +263,7 @@ def evaluate(
     as_json: bool = JsonOpt,
 ) -> None:
     """Score a skill on one or all splits without training."""
+    from skillopt_core.backends import BackendError, HandoffPending
     from skillopt_core.envs import create_environment
     from skillopt_core.envs.base import canonical_split
     from skillopt_core.envs.qa import SplitFormatError
@@ -283,8 +284,13 @@ def evaluate(
         for name in splits:
             result = evaluator.evaluate(text, canonical_split(name))
             results[name] = {"hard": result.hard, "soft": result.soft, "n": result.n}
+    except HandoffPending as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(EXIT_HANDOFF) from None
     except SplitFormatError as exc:
-        raise _fail(str(exc)) from None
+        raise _fail(str(exc), EXIT_USAGE) from None
+    except BackendError as exc:
+        raise _fail(f"evaluation stopped: {exc}") from None
     if as_json:
         typer.echo(
             json.dumps(

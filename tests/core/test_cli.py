@@ -180,3 +180,36 @@ def test_budget_limit_stops_cleanly_with_exit_code_4(tmp_path: Path) -> None:
     ledger = json.loads((out / "ledger.json").read_text())
     assert ledger["totals"]["calls"] <= 150
     assert (out / "best_skill.md").is_file()
+
+
+def test_handoff_pending_exits_3_and_resumes_when_answered(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from skillopt_core.backends.handoff import read_pending
+
+    handoff = tmp_path / "handoff"
+    monkeypatch.setenv("SKILLOPT_HANDOFF_DIR", str(handoff))
+    skill = tmp_path / "skill.md"
+    skill.write_text("- Write numbers as digits (12, not twelve).\n")
+    args = [
+        "eval",
+        "--skill",
+        str(skill),
+        "--split-dir",
+        str(TOY),
+        "--split",
+        "valid_seen",
+        "--backend",
+        "handoff",
+        "--json",
+    ]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 3, first.output
+    pending = read_pending(handoff)
+    assert len(pending) == 35, "every prompt of the evaluation is handed off at once"
+    for entry in pending:
+        answer = Path(entry.answer_file)
+        answer = answer if answer.is_absolute() else handoff / answer
+        answer.parent.mkdir(parents=True, exist_ok=True)
+        answer.write_text("12")
+    second = runner.invoke(app, args)
+    assert second.exit_code == 0, second.output
+    assert json.loads(second.stdout)["splits"]["valid_seen"]["n"] == 35
