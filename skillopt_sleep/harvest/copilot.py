@@ -92,6 +92,18 @@ def workspace_cwd(session_dir: Path) -> str:
 class CopilotCliSource(Source):
     name = "copilot"
     harness = "copilot"
+    # Skipped unparsed: the system prompt alone is most of a log's bytes.
+    ignorable = tuple(
+        f'{{"type":"{kind}"'.encode()
+        for kind in (
+            "system.message",
+            "session.usage_record",
+            "session.shutdown",
+            "assistant.turn_start",
+            "assistant.turn_end",
+            "tool.execution_start",
+        )
+    )
 
     def discover(self, config: HarvestConfig) -> Iterator[Path]:
         root = config.home("copilot", "COPILOT_HOME", "~/.copilot") / "session-state"
