@@ -32,6 +32,12 @@ BackendOpt = typer.Option(
     "--backend",
     help="Backend for both roles: NAME or NAME:MODEL (mock, openai:gpt-5.5, claude-cli:sonnet, ...).",
 )
+TrainBackendOpt = typer.Option(
+    None,
+    "--backend",
+    help="Backend for both roles: NAME or NAME:MODEL (mock, openai:gpt-5.5, claude-cli:sonnet, ...). "
+    "Default: the config's [backends] table, else mock.",
+)
 OptimizerOpt = typer.Option(
     None, "--optimizer", help="Optimizer-role backend (overrides --backend), e.g. openai:gpt-5.5."
 )
@@ -94,7 +100,7 @@ def train(
         exists=True,
         dir_okay=False,
     ),
-    backend: str = BackendOpt,
+    backend: str | None = TrainBackendOpt,
     optimizer: str | None = OptimizerOpt,
     target: str | None = TargetOpt,
     option: list[str] = OptionOpt,
@@ -136,7 +142,7 @@ def train(
     as_json: bool = JsonOpt,
 ) -> None:
     """Train a skill on a split: rollout -> reflect -> bounded edits -> gate, for N epochs."""
-    from skillopt_core.training import TrainRequest, resolve_config
+    from skillopt_core.training import TrainRequest, resolve_backends, resolve_config
 
     request = TrainRequest(
         split_dir=split_dir,
@@ -160,6 +166,7 @@ def train(
     from skillopt_core.config import ConfigError
 
     try:
+        request = resolve_backends(request)
         train_config = resolve_config(request)
     except (ConfigError, TypeError) as exc:
         raise _fail(str(exc), EXIT_USAGE) from None

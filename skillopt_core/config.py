@@ -26,6 +26,12 @@ TOML layout (every key optional)::
     enabled = true
     gated = true          # false = force-accept at epoch boundaries
     meta = true
+
+    [backends]            # command-line flags win over these
+    optimizer = "openai:gpt-5.5"
+    target = "claude-cli:sonnet"
+    [backends.options]    # shared by both roles; or per role under [backends.options.optimizer]
+    timeout = 120
 """
 
 from __future__ import annotations
@@ -149,13 +155,36 @@ def validate(config: TrainConfig) -> TrainConfig:
     return config
 
 
-def load_config(path: str | Path | None) -> TrainConfig:
+@dataclass(frozen=True)
+class BackendChoice:
+    """Which backends the roles use, as named in the config's ``[backends]`` table."""
+
+    optimizer: str | None = None
+    target: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _read_toml(path: str | Path | None) -> dict[str, Any]:
     if path is None:
-        return TrainConfig()
+        return {}
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"config file {path} does not exist") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
-    return config_from_mapping(data)
+
+
+def load_config(path: str | Path | None) -> TrainConfig:
+    return config_from_mapping(_read_toml(path))
+
+
+def load_backend_choice(path: str | Path | None) -> BackendChoice:
+    table = _section(_read_toml(path), "backends")
+    options = table.get("options", {})
+    if not isinstance(options, Mapping):
+        raise ConfigError("[backends.options] must be a table")
+    for role in ("optimizer", "target"):
+        if role in table and not isinstance(table[role], str):
+            raise ConfigError(f"[backends] {role} must be a string such as 'openai:gpt-5.5'")
+    return BackendChoice(table.get("optimizer"), table.get("target"), dict(options))

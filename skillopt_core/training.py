@@ -13,7 +13,7 @@ from typing import Any
 from skillopt_core.backends import BudgetExceeded
 from skillopt_core.backends.preflight import PreflightEstimate, preflight, role_prices
 from skillopt_core.backends.runtime import Budget, Roles, open_roles
-from skillopt_core.config import TrainConfig, load_config, validate
+from skillopt_core.config import TrainConfig, load_backend_choice, load_config, validate
 from skillopt_core.envs import create_environment
 from skillopt_core.optim.evaluate import Evaluator
 from skillopt_core.optim.trainer import StepCallback, Trainer
@@ -26,7 +26,7 @@ class TrainRequest:
     split_dir: Path
     out_root: Path
     config_path: Path | None = None
-    backend: str = "mock"
+    backend: str | None = None
     optimizer: str | None = None
     target: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
@@ -54,6 +54,19 @@ class TrainingSummary:
     rejected: list[dict[str, Any]]
     best_skill_path: Path
     usage: dict[str, Any]
+
+
+def resolve_backends(request: TrainRequest) -> TrainRequest:
+    """Fill the roles from the config's ``[backends]`` table where no flag named them."""
+    choice = load_backend_choice(request.config_path)
+    fallback = request.backend or "mock"
+    return replace(
+        request,
+        backend=fallback,
+        optimizer=request.optimizer or (None if request.backend else choice.optimizer) or fallback,
+        target=request.target or (None if request.backend else choice.target) or fallback,
+        options={**choice.options, **request.options},
+    )
 
 
 def resolve_config(request: TrainRequest) -> TrainConfig:

@@ -213,3 +213,45 @@ def test_handoff_pending_exits_3_and_resumes_when_answered(tmp_path: Path, monke
     second = runner.invoke(app, args)
     assert second.exit_code == 0, second.output
     assert json.loads(second.stdout)["splits"]["valid_seen"]["n"] == 35
+
+
+def test_backends_can_be_named_in_the_config(tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text(
+        '[train]\nepochs = 1\nbatch_size = 63\n[backends]\noptimizer = "mock:opt-model"\ntarget = "mock:tgt-model"\n[backends.options]\nwrong_rate = 0.0\n'
+    )
+    result = runner.invoke(
+        app,
+        [
+            "train",
+            "--split-dir",
+            str(TOY),
+            "--out-root",
+            str(tmp_path / "r"),
+            "--config",
+            str(config),
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert (summary["optimizer"], summary["target"]) == ("mock:opt-model", "mock:tgt-model")
+    assert summary["rejected_edits"] == [], (
+        "wrong_rate=0 reached the mock through [backends.options]"
+    )
+    flagged = runner.invoke(
+        app,
+        [
+            "train",
+            "--split-dir",
+            str(TOY),
+            "--out-root",
+            str(tmp_path / "r2"),
+            "--config",
+            str(config),
+            "--backend",
+            "mock",
+            "--json",
+        ],
+    )
+    assert json.loads(flagged.stdout)["target"] == "mock:mock-1", "a flag wins over the config"
