@@ -168,11 +168,12 @@ def _read_toml(path: str | Path | None) -> dict[str, Any]:
     if path is None:
         return {}
     try:
-        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        data: dict[str, Any] = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"config file {path} does not exist") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
+    return data
 
 
 def load_config(path: str | Path | None) -> TrainConfig:

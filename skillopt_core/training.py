@@ -34,6 +34,14 @@ class TrainRequest:
     overrides: Mapping[str, Any] = field(default_factory=dict)
     limits: Mapping[str, Any] = field(default_factory=dict)
 
+    @property
+    def optimizer_spec(self) -> str:
+        return self.optimizer or self.backend or "mock"
+
+    @property
+    def target_spec(self) -> str:
+        return self.target or self.backend or "mock"
+
 
 @dataclass(frozen=True)
 class SplitScores:
@@ -90,7 +98,7 @@ def open_run_roles(request: TrainRequest, config: TrainConfig) -> Roles:
     options = {"seed": config.seed, **request.options}
     budget = Budget(**{k: v for k, v in request.limits.items() if v is not None})
     return open_roles(
-        request.optimizer or request.backend, request.target or request.backend, options, budget
+        request.optimizer_spec, request.target_spec, options, budget
     )
 
 
@@ -157,8 +165,8 @@ def dry_run(request: TrainRequest, config: TrainConfig) -> PreflightEstimate:
     """Estimate the calls, tokens and cost of a run without making any model call."""
     env = create_environment(config.env, {"split_dir": request.split_dir})
     roles = open_roles(
-        request.optimizer or request.backend,
-        request.target or request.backend,
+        request.optimizer_spec,
+        request.target_spec,
         {"seed": config.seed, **request.options},
         check_health=False,
     )
