@@ -87,8 +87,8 @@ def _arguments(raw: Any) -> str:
 def _output(raw: Any) -> tuple[str, int | None]:
     """Output text and exit code of a ``function_call_output`` (plain, headed or JSON-wrapped)."""
     if isinstance(raw, dict):
-        text = _texts(raw.get("content"), ("input_text", "output_text", "text"))
-        body = "\n".join(text) if text else str(raw.get("content") or "")
+        parts = _texts(raw.get("content"), ("input_text", "output_text", "text"))
+        body = "\n".join(parts) if parts else str(raw.get("content") or "")
         return body, None if raw.get("success") is not False else 1
     text = raw if isinstance(raw, str) else ""
     if text.startswith("{"):
