@@ -92,6 +92,7 @@ def build_turns(
     for event in events:
         kind, ts, key = event[0], event[1], event[2]
         if key is not None:
+            key = key if isinstance(key, str) else repr(key)  # sources should give text; be safe
             if key in seen:
                 continue
             seen.add(key)

@@ -121,7 +121,8 @@ class ClaudeSource(Source):
         if not isinstance(message, dict):
             return Feed.IGNORED
         ts = parse_ts(record.get("timestamp"))
-        key = record.get("uuid") or None
+        uid = record.get("uuid")
+        key = uid if isinstance(uid, str) and uid else None
         if kind == "assistant":
             return self._assistant(state, message, ts, key)
         if (
