@@ -91,7 +91,7 @@ def _words(rng: random.Random, n: int) -> str:
 def _output(rng: random.Random) -> str:
     lines = [
         f"{rng.choice(WORDS)}/{rng.choice(WORDS)}.py:{rng.randint(1, 400)}: {_words(rng, 8)}"
-        for _ in range(rng.randint(3, 40))
+        for _ in range(rng.randint(3, 24))
     ]
     if rng.random() < 0.02:
         lines.insert(1, f"OPENAI_API_KEY={rng.choice(SECRETS)}")
@@ -434,7 +434,7 @@ def cpu():
 began, cpu0 = time.perf_counter(), cpu()
 result = harvest(sys.argv[2], sources=("claude", "codex"), index=sys.argv[3], homes=homes)
 elapsed, cpu_s = time.perf_counter() - began, cpu() - cpu0
-peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+peak_kb = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
 print(json.dumps({"seconds": elapsed, "cpu": cpu_s, "peak_mb": peak_kb / 1024, "sessions": len(result.sessions),
                   "bytes": sum(s.bytes_read for s in result.stats.values()),
                   "turns": sum(s.turns for s in result.stats.values()),
