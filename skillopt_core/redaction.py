@@ -18,12 +18,21 @@ string of that length clears 99% of the time. Hex secrets therefore only fall to
 
 from __future__ import annotations
 
-import math
 import re
-import string
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+
+from skillopt_core._entropy import entropy_candidates, looks_high_entropy, shannon_entropy
+from skillopt_core._secret_rules import (
+    ASSIGNMENT,
+    KEY_QUALIFIERS,
+    RULES,
+    Rule,
+    assignment_kind,
+    assignment_value_is_secret,
+    key_before,
+)
 
 PLACEHOLDER_RE = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
 _PLACEHOLDER_MARK = "[REDACTED:"
@@ -34,211 +43,6 @@ _BATCH_SEP = "\n\x00\n"
 
 def placeholder(kind: str) -> str:
     return f"[REDACTED:{kind}]"
-
-
-@dataclass(frozen=True)
-class _Rule:
-    """A secret format, tried only where it can start, so ordinary text stays cheap.
-
-    Case-sensitive formats list ``literals`` (one must occur in the text, then the regex scans
-    with sre's fast literal-prefix search); case-insensitive ones list lowercase ``anchors`` and
-    the regex is matched at each anchor in the lowered text. ``group`` names the secret part (the
-    rest of the match, a key or header name, is kept).
-    """
-
-    kind: str
-    regex: re.Pattern[str]
-    literals: tuple[str, ...] = ()
-    anchors: tuple[str, ...] = ()
-    group: str | int = 0
-    left_exclude: frozenset[str] = frozenset()
-
-
-_ALNUM = frozenset(string.ascii_letters + string.digits)
-_WORDISH = _ALNUM | {"_", "-"}
-_AWS_PREFIXES = (
-    "AKIA",
-    "ASIA",
-    "ABIA",
-    "ACCA",
-    "AGPA",
-    "AIDA",
-    "AROA",
-    "AIPA",
-    "ANPA",
-    "ANVA",
-    "APKA",
-)
-_KEY_WORDS = (
-    "secret", "token", "passw", "passphrase", "api_key", "api-key", "apikey", "access_key",
-    "access-key", "private_key", "private-key", "auth_key", "auth-key", "signing_key",
-    "encryption_key", "master_key", "session_key", "credential",
-)  # fmt: skip
-_KEY_WORD_RE = (
-    r"(?i:secret|token|passw(?:or)?d|passphrase|api[_-]?key|access[_-]?key|private[_-]?key"
-    r"|auth[_-]?key|(?:secret|signing|encryption|master|session)[_-]?key|credentials?)"
-)
-
-
-def _scan(
-    kind: str,
-    literals: tuple[str, ...],
-    pattern: str,
-    group: str | int = 0,
-    left: frozenset[str] = _ALNUM,
-) -> _Rule:
-    return _Rule(kind, re.compile(pattern), literals=literals, group=group, left_exclude=left)
-
-
-def _anchored(
-    kind: str,
-    anchors: tuple[str, ...],
-    pattern: str,
-    group: str | int = 0,
-    left: frozenset[str] = frozenset(),
-) -> _Rule:
-    return _Rule(kind, re.compile(pattern), anchors=anchors, group=group, left_exclude=left)
-
-
-# Applied in order: named token formats first (so values get their precise kind), then the
-# context rules that only recognise a secret by what stands around it.
-_RULES: tuple[_Rule, ...] = (
-    _scan(
-        "private-key",
-        ("-----BEGIN",),
-        r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
-        r"(?=(?:\s|\\[nr])+(?:[A-Za-z0-9+/=]{16}|Proc-Type))(?:[A-Za-z0-9+/=\s:,-]|\\[nr])*?"
-        r"(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|(?![A-Za-z0-9+/=\s:,-]|\\[nr]))",
-        left=frozenset(),
-    ),
-    _scan("anthropic-key", ("sk-ant-",), r"sk-ant-[A-Za-z0-9_-]{20,}"),
-    _scan(
-        "openai-key",
-        ("sk-",),
-        r"sk-(?=[A-Za-z0-9_-]*[0-9])(?=[A-Za-z0-9_-]*[A-Z])(?=[A-Za-z0-9_-]*[a-z])[A-Za-z0-9_-]{20,}",
-    ),
-    _scan(
-        "github-token",
-        ("gh", "github_pat_"),
-        r"g(?:h[pousr]_[A-Za-z0-9]{30,}|ithub_pat_[A-Za-z0-9_]{30,})",
-    ),
-    _scan(
-        "aws-access-key-id",
-        _AWS_PREFIXES,
-        rf"A(?:{'|'.join(p[1:] for p in _AWS_PREFIXES)})[A-Z0-9]{{16}}(?![A-Za-z0-9])",
-    ),
-    _scan("google-api-key", ("AIza",), r"AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])"),
-    _scan(
-        "slack-webhook",
-        ("hooks.slack.com/services/",),
-        r"hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}",
-        left=frozenset(),
-    ),
-    _scan("slack-token", ("xox",), r"xox[abposre]-[A-Za-z0-9-]{10,}"),
-    _scan(
-        "stripe-key",
-        ("sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"),
-        r"(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})",
-    ),
-    _scan(
-        "jwt",
-        ("eyJ",),
-        r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",
-        left=_WORDISH,
-    ),
-    _anchored(
-        "authorization",
-        ("authorization",),
-        r"(?i:authorization)[\"']?\s*[:=]\s*[\"']?"
-        r"(?:(?i:bearer|basic|token|bot|digest)\s+)?(?P<s>(?![$\[])[A-Za-z0-9._~+/=-]{8,})",
-        "s",
-    ),
-    _anchored(
-        "bearer-token", ("bearer",), r"(?i:bearer)\s+(?P<s>[A-Za-z0-9._~+/-]{20,}=*)", "s", _ALNUM
-    ),
-    _scan(
-        "url-credentials",
-        ("://",),
-        r"://(?P<s>[^\s:/@\"'<>\[\]]+:[^\s/@\"'<>\[\]]+)(?=@)",
-        "s",
-        left=frozenset(),
-    ),
-)
-# ``KEY = value`` in env, JSON, YAML, TOML and code shapes, and ``--password value`` flags;
-# anchored at the key word, which must end the key. ``_assignment_value_is_secret`` judges the
-# value.
-_ASSIGNMENT = _anchored(
-    "secret",
-    _KEY_WORDS,
-    rf"{_KEY_WORD_RE}(?![A-Za-z0-9_])[\"']?(?P<sep>[ \t]*(?::=|=>|=|:)[ \t]*| )"
-    r"(?:\"(?P<dq>(?!\[REDACTED:)[^\"\s\\]{4,})\"|'(?P<sq>(?!\[REDACTED:)[^'\s\\]{4,})'"
-    r"|(?P<s>[^\s\"'`,;(){}\[\]<>]{6,}))",
-)
-
-_NOT_A_VALUE = frozenset(
-    ("none", "null", "nil", "true", "false", "undefined", "required", "optional", "string",
-     "str", "bool", "int", "empty", "redacted", "hidden", "masked")
-)  # fmt: skip
-_IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
-_MASKED_RE = re.compile(r"[*xX•.#-]+")
-_ENV_KEY_RE = re.compile(r"[\"']?[A-Z0-9_]+[\"']?")
-
-_ENTROPY_CANDIDATE_RE = re.compile(
-    r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{32,}={0,3}(?![A-Za-z0-9+/=_-])"
-)
-_WORD_RE = re.compile(r"[A-Za-z][a-z]{3,}")
-_HEXISH_RE = re.compile(r"[0-9a-fA-F-]+")
-_INTEGRITY_RE = re.compile(r"sha(?:1|256|384|512)-")
-
-
-def shannon_entropy(text: str) -> float:
-    n = len(text)
-    if not n:
-        return 0.0
-    return -sum(c / n * math.log2(c / n) for c in Counter(text).values())
-
-
-def _entropy_threshold(length: int) -> float:
-    return min(4.0 + 0.6 * math.log2(length / 32), 4.6)
-
-
-def looks_high_entropy(token: str) -> bool:
-    """The heuristic rule documented in the module docstring."""
-    n = len(token)
-    if n < 32 or _HEXISH_RE.fullmatch(token) or _INTEGRITY_RE.match(token):
-        return False
-    if not (
-        any(c.isupper() for c in token)
-        and any(c.islower() for c in token)
-        and any(c.isdigit() for c in token)
-    ):
-        return False
-    if sum(m.end() - m.start() for m in _WORD_RE.finditer(token)) >= 0.6 * n:
-        return False
-    return shannon_entropy(token) >= _entropy_threshold(n)
-
-
-def _assignment_kind(key: str) -> str:
-    low = key.lower()
-    return "aws-secret-key" if "aws" in low and "secret" in low else "secret"
-
-
-def _assignment_value_is_secret(key: str, sep: str, value: str, quoted: bool) -> bool:
-    low = value.lower()
-    if low in _NOT_A_VALUE or _MASKED_RE.fullmatch(value):
-        return False
-    if value[0] in "$%{<" or value.startswith("os."):
-        return False
-    if value.isdigit() and len(value) < 8:
-        return False
-    if quoted:
-        return True
-    env_shape = _ENV_KEY_RE.fullmatch(key) is not None and sep == "="
-    if env_shape:
-        return True
-    # Code and prose (`token = self.token`, `password: optional`): identifiers are not secrets.
-    is_identifier = _IDENTIFIER_RE.fullmatch(value) is not None
-    return not (is_identifier and ("." in value or not any(c.isdigit() for c in value)))
 
 
 @dataclass(frozen=True)
@@ -289,7 +93,20 @@ def _anchor_positions(low: str, anchors: tuple[str, ...]) -> list[int]:
     return sorted(found)
 
 
-def _apply(rule: _Rule, text: str, matches: Iterable[re.Match[str] | None], repl: _Sub) -> str:
+def _apply_matches(text: str, matches: Iterable[re.Match[str]], repl: _Sub) -> str:
+    out: list[str] = []
+    last = 0
+    for m in matches:
+        out.append(text[last : m.start()])
+        out.append(repl(m))
+        last = m.end()
+    if not out:
+        return text
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _apply(rule: Rule, text: str, matches: Iterable[re.Match[str] | None], repl: _Sub) -> str:
     """Replace, left to right and without overlap, the rule's matches (``None`` = no match)."""
     spans = _placeholder_spans(text)
     out: list[str] = []
@@ -309,18 +126,6 @@ def _apply(rule: _Rule, text: str, matches: Iterable[re.Match[str] | None], repl
         return text
     out.append(text[last:])
     return "".join(out)
-
-
-_KEY_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
-
-
-def _key_before(text: str, pos: int) -> str:
-    start = pos
-    while start > 0 and text[start - 1] in _KEY_CHARS:
-        start -= 1
-    if start > 0 and text[start - 1] in "\"'":
-        start -= 1
-    return text[start:pos]
 
 
 def _safe_kind(kind: str) -> str:
@@ -384,14 +189,14 @@ class Redactor:
         if not text:
             return text
         low = ""
-        for rule in (*_RULES, _ASSIGNMENT):
-            if rule.literals:
-                if any(lit in text for lit in rule.literals):
+        for rule in (*RULES, ASSIGNMENT):
+            if not rule.anchors:
+                if not rule.literals or any(lit in text for lit in rule.literals):
                     text = _apply(rule, text, rule.regex.finditer(text), self._repl(rule, counts))
                     low = ""
                 continue
             low = low or _ascii_lower(text)
-            if any(a in low for a in rule.anchors):
+            if any(g in low for g in rule.gate):
                 found = (
                     rule.regex.match(text, pos) for pos in _anchor_positions(low, rule.anchors)
                 )
@@ -403,9 +208,7 @@ class Redactor:
         for kind, rx in self._extra:
             text = _sub_outside_placeholders(rx, self._extra_repl(kind, counts), text)
         if self._entropy and len(text) >= 32:
-            text = _sub_outside_placeholders(
-                _ENTROPY_CANDIDATE_RE, self._entropy_repl(counts), text
-            )
+            text = _apply_matches(text, entropy_candidates(text), self._entropy_repl(counts))
         return text
 
     def _replace_group(
@@ -419,23 +222,28 @@ class Redactor:
         whole = m.group()
         return whole[:start] + placeholder(kind) + whole[end:]
 
-    def _repl(self, rule: _Rule, counts: Counter[str]) -> _Sub:
-        if rule is _ASSIGNMENT:
+    def _repl(self, rule: Rule, counts: Counter[str]) -> _Sub:
+        if rule is ASSIGNMENT:
             return self._assignment_repl(counts)
         return lambda m: self._replace_group(m, rule.group, rule.kind, counts)
 
     def _assignment_repl(self, counts: Counter[str]) -> _Sub:
         def repl(m: re.Match[str]) -> str:
-            key = _key_before(m.string, m.start()) + m.string[m.start() : m.start("sep")]
+            before = key_before(m.string, m.start())
+            if m.group().lower().startswith("key") and not (
+                before.lower().rstrip("_-.").endswith(KEY_QUALIFIERS)
+            ):
+                return m.group()
+            key = before + m.string[m.start() : m.start("sep")]
             sep = m.group("sep").strip()
             if not sep and not key.startswith("--"):
                 return m.group()
             for group, quoted in (("dq", True), ("sq", True), ("s", False)):
                 value = m.group(group)
                 if value is not None:
-                    if not _assignment_value_is_secret(key, sep, value, quoted):
+                    if not assignment_value_is_secret(key, sep, value, quoted):
                         return m.group()
-                    return self._replace_group(m, group, _assignment_kind(key), counts)
+                    return self._replace_group(m, group, assignment_kind(key), counts)
             return m.group()
 
         return repl
@@ -483,3 +291,17 @@ def redact(text: str) -> str:
 def redact_many(texts: Sequence[str]) -> list[str]:
     """Redact a batch (e.g. every kept text of one session) with one scan; see ``Redactor``."""
     return _default.redact_many(texts)
+
+
+__all__ = [
+    "PLACEHOLDER_RE",
+    "RedactionResult",
+    "Redactor",
+    "configure",
+    "default_redactor",
+    "looks_high_entropy",
+    "placeholder",
+    "redact",
+    "redact_many",
+    "shannon_entropy",
+]

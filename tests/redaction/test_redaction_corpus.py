@@ -136,3 +136,11 @@ def test_configure_installs_the_process_wide_redactor() -> None:
     finally:
         configure(before)
     assert redact("about Project Nightjar") == "about Project Nightjar"
+
+
+def test_every_anchor_passes_its_rules_gate() -> None:
+    from skillopt_core._secret_rules import ASSIGNMENT, RULES
+
+    for rule in (*RULES, ASSIGNMENT):
+        for anchor in rule.anchors:
+            assert any(g in anchor for g in rule.gate), (rule.kind, anchor)

@@ -1,0 +1,69 @@
+"""The high-entropy rule: long token runs that look random (see ``redaction`` for the policy)."""
+
+from __future__ import annotations
+
+import math
+import re
+import string
+from collections import Counter
+from collections.abc import Iterator
+
+_ENTROPY_CANDIDATE_RE = re.compile(
+    r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{32,}={0,3}(?![A-Za-z0-9+/=_-])"
+)
+_TOKEN_BYTES = frozenset((string.ascii_letters + string.digits + "+/_-").encode())
+_TOKEN_TABLE = bytes(0x61 if b in _TOKEN_BYTES else 0x20 for b in range(256))
+_TOKEN_RUN = b"a" * 32
+
+
+def entropy_candidates(text: str) -> Iterator[re.Match[str]]:
+    """Runs of 32+ token characters, found by a bytes pre-scan (~20x faster than sre alone).
+
+    Encoding with ``replace`` turns each non-ASCII character into one ``?``, so byte offsets
+    are character offsets.
+    """
+    mapped = text.encode("ascii", "replace").translate(_TOKEN_TABLE)
+    start = mapped.find(_TOKEN_RUN)
+    while start != -1:
+        m = _ENTROPY_CANDIDATE_RE.match(text, start)
+        if m is not None:
+            yield m
+            start = m.end()
+        else:
+            end = mapped.find(b" ", start)
+            if end == -1:
+                return
+            start = end
+        start = mapped.find(_TOKEN_RUN, start)
+
+
+_WORD_RE = re.compile(r"[A-Za-z][a-z]{3,}")
+_HEXISH_RE = re.compile(r"[0-9a-fA-F-]+")
+_INTEGRITY_RE = re.compile(r"sha(?:1|256|384|512)-")
+
+
+def shannon_entropy(text: str) -> float:
+    n = len(text)
+    if not n:
+        return 0.0
+    return -sum(c / n * math.log2(c / n) for c in Counter(text).values())
+
+
+def _entropy_threshold(length: int) -> float:
+    return min(4.0 + 0.6 * math.log2(length / 32), 4.6)
+
+
+def looks_high_entropy(token: str) -> bool:
+    """The heuristic rule documented in the module docstring."""
+    n = len(token)
+    if n < 32 or _HEXISH_RE.fullmatch(token) or _INTEGRITY_RE.match(token):
+        return False
+    if not (
+        any(c.isupper() for c in token)
+        and any(c.islower() for c in token)
+        and any(c.isdigit() for c in token)
+    ):
+        return False
+    if sum(m.end() - m.start() for m in _WORD_RE.finditer(token)) >= 0.6 * n:
+        return False
+    return shannon_entropy(token) >= _entropy_threshold(n)

@@ -1,0 +1,200 @@
+"""What counts as a secret: the named formats and the ``KEY = value`` judgement.
+
+Pure data and predicates for :mod:`skillopt_core.redaction`, which owns the scanning.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A secret format, tried only where it can start, so ordinary text stays cheap.
+
+    Case-sensitive formats scan with sre's fast literal-prefix search, when one of their
+    ``literals`` occurs in the text (or always, without literals); case-insensitive ones list
+    lowercase ``anchors`` and the regex is matched at each anchor of the lowered text, when one of
+    the ``gate`` words (default: the anchors) occurs. ``group`` names the secret part (the rest
+    of the match, a key or header name, is kept).
+    """
+
+    kind: str
+    regex: re.Pattern[str]
+    literals: tuple[str, ...] = ()
+    anchors: tuple[str, ...] = ()
+    gate: tuple[str, ...] = ()
+    group: str | int = 0
+    left_exclude: frozenset[str] = frozenset()
+
+
+_ALNUM = frozenset(string.ascii_letters + string.digits)
+_WORDISH = _ALNUM | {"_", "-"}
+_AWS_PREFIXES = (
+    "AKIA",
+    "ASIA",
+    "ABIA",
+    "ACCA",
+    "AGPA",
+    "AIDA",
+    "AROA",
+    "AIPA",
+    "ANPA",
+    "ANVA",
+    "APKA",
+)
+# Anchor words: the last word of a secret-bearing key. ``key`` only counts after one of the
+# ``KEY_QUALIFIERS`` (``api_key``, ``SECRET_KEY``), never alone (``key = "name"`` is a dict key).
+_KEY_WORDS = ("secret", "token", "passw", "passphrase", "key", "credential")
+_KEY_WORD_RE = r"(?i:secret|token|passw(?:or)?d|passphrase|key|credentials?)"
+KEY_QUALIFIERS = (
+    "api", "access", "private", "auth", "secret", "signing", "encryption", "master", "session",
+)  # fmt: skip
+
+
+def _scan(
+    kind: str,
+    literals: tuple[str, ...],
+    pattern: str,
+    group: str | int = 0,
+    left: frozenset[str] = _ALNUM,
+) -> Rule:
+    return Rule(kind, re.compile(pattern), literals=literals, group=group, left_exclude=left)
+
+
+def _anchored(
+    kind: str,
+    anchors: tuple[str, ...],
+    pattern: str,
+    group: str | int = 0,
+    left: frozenset[str] = frozenset(),
+    gate: tuple[str, ...] = (),
+) -> Rule:
+    return Rule(
+        kind,
+        re.compile(pattern),
+        anchors=anchors,
+        gate=gate or anchors,
+        group=group,
+        left_exclude=left,
+    )
+
+
+# Applied in order: named token formats first (so values get their precise kind), then the
+# context rules that only recognise a secret by what stands around it.
+RULES: tuple[Rule, ...] = (
+    _scan(
+        "private-key",
+        ("-----BEGIN",),
+        r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+        r"(?=(?:\s|\\[nr])+(?:[A-Za-z0-9+/=]{16}|Proc-Type))(?:[A-Za-z0-9+/=\s:,-]|\\[nr])*?"
+        r"(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|(?![A-Za-z0-9+/=\s:,-]|\\[nr]))",
+        left=frozenset(),
+    ),
+    _scan("anthropic-key", ("sk-ant-",), r"sk-ant-[A-Za-z0-9_-]{20,}"),
+    _scan(
+        "openai-key",
+        ("sk-",),
+        r"sk-(?=[A-Za-z0-9_-]*[0-9])(?=[A-Za-z0-9_-]*[A-Z])(?=[A-Za-z0-9_-]*[a-z])[A-Za-z0-9_-]{20,}",
+    ),
+    _scan(
+        "github-token",
+        (),
+        r"g(?:h[pousr]_[A-Za-z0-9]{30,}|ithub_pat_[A-Za-z0-9_]{30,})",
+    ),
+    _scan(
+        "aws-access-key-id",
+        (),
+        rf"A(?:{'|'.join(p[1:] for p in _AWS_PREFIXES)})[A-Z0-9]{{16}}(?![A-Za-z0-9])",
+    ),
+    _scan("google-api-key", ("AIza",), r"AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])"),
+    _scan(
+        "slack-webhook",
+        ("hooks.slack.com/services/",),
+        r"hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}",
+        left=frozenset(),
+    ),
+    _scan("slack-token", ("xox",), r"xox[abposre]-[A-Za-z0-9-]{10,}"),
+    _scan("stripe-key", ("sk_live_", "sk_test_"), r"sk_(?:live|test)_[A-Za-z0-9]{16,}"),
+    _scan("stripe-key", ("rk_live_", "rk_test_"), r"rk_(?:live|test)_[A-Za-z0-9]{16,}"),
+    _scan("stripe-key", ("whsec_",), r"whsec_[A-Za-z0-9]{24,}"),
+    _scan(
+        "jwt",
+        ("eyJ",),
+        r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",
+        left=_WORDISH,
+    ),
+    _anchored(
+        "authorization",
+        ("authorization",),
+        r"(?i:authorization)[\"']?\s*[:=]\s*[\"']?"
+        r"(?:(?i:bearer|basic|token|bot|digest)\s+)?(?P<s>(?![$\[])[A-Za-z0-9._~+/=-]{8,})",
+        "s",
+    ),
+    _anchored(
+        "bearer-token", ("bearer",), r"(?i:bearer)\s+(?P<s>[A-Za-z0-9._~+/-]{20,}=*)", "s", _ALNUM
+    ),
+    _scan(
+        "url-credentials",
+        ("://",),
+        r"://(?P<s>[^\s:/@\"'<>\[\]]+:[^\s/@\"'<>\[\]]+)(?=@)",
+        "s",
+        left=frozenset(),
+    ),
+)
+# ``KEY = value`` in env, JSON, YAML, TOML and code shapes, and ``--password value`` flags;
+# anchored at the key word, which must end the key. ``assignment_value_is_secret`` judges the
+# value.
+ASSIGNMENT = _anchored(
+    "secret",
+    _KEY_WORDS,
+    rf"{_KEY_WORD_RE}(?![A-Za-z0-9_])[\"']?(?P<sep>[ \t]*(?::=|=>|=|:)[ \t]*| )"
+    r"(?:\"(?P<dq>(?!\[REDACTED:)[^\"\s\\]{4,})\"|'(?P<sq>(?!\[REDACTED:)[^'\s\\]{4,})'"
+    r"|(?P<s>[^\s\"'`,;(){}\[\]<>]{6,}))",
+    gate=("secret", "token", "pass", "key", "credential"),
+)
+
+_NOT_A_VALUE = frozenset(
+    ("none", "null", "nil", "true", "false", "undefined", "required", "optional", "string",
+     "str", "bool", "int", "empty", "redacted", "hidden", "masked")
+)  # fmt: skip
+_IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_MASKED_RE = re.compile(r"[*xX•.#-]+")
+_ENV_KEY_RE = re.compile(r"[\"']?[A-Z0-9_]+[\"']?")
+
+
+def assignment_kind(key: str) -> str:
+    low = key.lower()
+    return "aws-secret-key" if "aws" in low and "secret" in low else "secret"
+
+
+def assignment_value_is_secret(key: str, sep: str, value: str, quoted: bool) -> bool:
+    low = value.lower()
+    if low in _NOT_A_VALUE or _MASKED_RE.fullmatch(value):
+        return False
+    if value[0] in "$%{<" or value.startswith("os."):
+        return False
+    if value.isdigit() and len(value) < 8:
+        return False
+    if quoted:
+        return True
+    env_shape = _ENV_KEY_RE.fullmatch(key) is not None and sep == "="
+    if env_shape:
+        return True
+    # Code and prose (`token = self.token`, `password: optional`): identifiers are not secrets.
+    is_identifier = _IDENTIFIER_RE.fullmatch(value) is not None
+    return not (is_identifier and ("." in value or not any(c.isdigit() for c in value)))
+
+
+_KEY_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
+
+
+def key_before(text: str, pos: int) -> str:
+    start = pos
+    while start > 0 and text[start - 1] in _KEY_CHARS:
+        start -= 1
+    if start > 0 and text[start - 1] in "\"'":
+        start -= 1
+    return text[start:pos]
