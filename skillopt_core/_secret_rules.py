@@ -101,12 +101,12 @@ RULES: tuple[Rule, ...] = (
     ),
     _scan(
         "github-token",
-        (),
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
         r"g(?:h[pousr]_[A-Za-z0-9]{30,}|ithub_pat_[A-Za-z0-9_]{30,})",
     ),
     _scan(
         "aws-access-key-id",
-        (),
+        _AWS_PREFIXES,
         rf"A(?:{'|'.join(p[1:] for p in _AWS_PREFIXES)})[A-Z0-9]{{16}}(?![A-Za-z0-9])",
     ),
     _scan("google-api-key", ("AIza",), r"AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])"),
@@ -198,3 +198,26 @@ def key_before(text: str, pos: int) -> str:
     if start > 0 and text[start - 1] in "\"'":
         start -= 1
     return text[start:pos]
+
+
+def _trie_pattern(words: list[str]) -> str:
+    """An alternation factored by common prefix (sre scans it ~2x faster than a flat one)."""
+    heads: dict[str, list[str]] = {}
+    for word in words:
+        heads.setdefault(word[:1], []).append(word[1:])
+    branches = []
+    for head, tails in sorted(heads.items()):
+        if "" in tails:  # a shorter word ends here: matching it is enough
+            branches.append(re.escape(head))
+        else:
+            branches.append(re.escape(head) + _trie_pattern(tails))
+    return branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
+
+
+def _union(words: set[str]) -> re.Pattern[str]:
+    return re.compile(_trie_pattern(sorted(words)))
+
+
+# One search each tells whether any case-sensitive rule, or any anchored rule, can match at all.
+SCAN_GATE = _union({lit for rule in RULES for lit in rule.literals})
+WORD_GATE = tuple(sorted({g for rule in (*RULES, ASSIGNMENT) for g in rule.gate}))

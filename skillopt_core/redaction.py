@@ -28,6 +28,8 @@ from skillopt_core._secret_rules import (
     ASSIGNMENT,
     KEY_QUALIFIERS,
     RULES,
+    SCAN_GATE,
+    WORD_GATE,
     Rule,
     assignment_kind,
     assignment_value_is_secret,
@@ -188,21 +190,27 @@ class Redactor:
     def _one_pass(self, text: str, counts: Counter[str]) -> str:
         if not text:
             return text
-        low = ""
+        low = _ascii_lower(text)
+        scan = SCAN_GATE.search(text) is not None
+        if scan or any(map(low.__contains__, WORD_GATE)):
+            text = self._rules(text, low, scan, counts)
+        return self._unanchored(text, counts)
+
+    def _rules(self, text: str, low: str, scan: bool, counts: Counter[str]) -> str:
         for rule in (*RULES, ASSIGNMENT):
             if not rule.anchors:
-                if not rule.literals or any(lit in text for lit in rule.literals):
-                    text = _apply(rule, text, rule.regex.finditer(text), self._repl(rule, counts))
-                    low = ""
+                if scan and any(lit in text for lit in rule.literals):
+                    new = _apply(rule, text, rule.regex.finditer(text), self._repl(rule, counts))
+                    text, low = (new, "") if new is not text else (text, low)
                 continue
             low = low or _ascii_lower(text)
             if any(g in low for g in rule.gate):
                 found = (
                     rule.regex.match(text, pos) for pos in _anchor_positions(low, rule.anchors)
                 )
-                text = _apply(rule, text, found, self._repl(rule, counts))
-                low = ""
-        return self._unanchored(text, counts)
+                new = _apply(rule, text, found, self._repl(rule, counts))
+                text, low = (new, "") if new is not text else (text, low)
+        return text
 
     def _unanchored(self, text: str, counts: Counter[str]) -> str:
         for kind, rx in self._extra:

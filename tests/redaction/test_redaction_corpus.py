@@ -144,3 +144,11 @@ def test_every_anchor_passes_its_rules_gate() -> None:
     for rule in (*RULES, ASSIGNMENT):
         for anchor in rule.anchors:
             assert any(g in anchor for g in rule.gate), (rule.kind, anchor)
+
+
+def test_the_scan_gate_finds_every_literal() -> None:
+    from skillopt_core._secret_rules import RULES, SCAN_GATE
+
+    for rule in RULES:
+        for literal in rule.literals:
+            assert SCAN_GATE.search(f"x {literal} y"), (rule.kind, literal)
