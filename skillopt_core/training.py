@@ -97,9 +97,7 @@ def resolve_seed_skill(request: TrainRequest, config: TrainConfig) -> str:
 def open_run_roles(request: TrainRequest, config: TrainConfig) -> Roles:
     options = {"seed": config.seed, **request.options}
     budget = Budget(**{k: v for k, v in request.limits.items() if v is not None})
-    return open_roles(
-        request.optimizer_spec, request.target_spec, options, budget
-    )
+    return open_roles(request.optimizer_spec, request.target_spec, options, budget)
 
 
 def run_training(

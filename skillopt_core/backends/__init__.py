@@ -36,7 +36,9 @@ class BackendSpec:
     def parse(cls, text: str) -> BackendSpec:
         name, _, model = text.strip().partition(":")
         if not name:
-            raise ValueError(f"empty backend spec {text!r}; use NAME or NAME:MODEL, e.g. mock or openai:gpt-5.5")
+            raise ValueError(
+                f"empty backend spec {text!r}; use NAME or NAME:MODEL, e.g. mock or openai:gpt-5.5"
+            )
         return cls(name=name, model=model)
 
     def __str__(self) -> str:
