@@ -135,6 +135,7 @@ class Trainer:
         return items[index * size : (index + 1) * size]
 
     def fit(self) -> TrainResult:
+        self.state.stopped_reason = ""  # a resumed run gets a fresh chance (e.g. a raised budget)
         try:
             while self.state.next_step < self.total_steps:
                 step = self.state.next_step

@@ -175,3 +175,12 @@ def test_dead_backend_fails_the_run_instead_of_scoring_zero(tmp_path: Path) -> N
         not (tmp_path / "history.json").exists()
         or json.loads((tmp_path / "history.json").read_text()) == []
     )
+
+
+def test_a_budget_stopped_run_resumes_when_rerun_with_more_budget(tmp_path: Path) -> None:
+    shared = Budgeted(create_backend("mock"), 200)
+    train(tmp_path, roles=Roles(optimizer=shared, target=shared))
+    finished = train(tmp_path)
+    state = json.loads((tmp_path / "runtime_state.json").read_text())
+    assert state["stopped_reason"] == ""
+    assert state["next_step"] == finished.total_steps
