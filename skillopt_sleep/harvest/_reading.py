@@ -21,7 +21,6 @@ from skillopt_core import redaction
 from skillopt_sleep.harvest._events import FileState, seal
 from skillopt_sleep.harvest._lines import FileId, LineRead, iter_lines, with_head
 from skillopt_sleep.harvest._registry import (
-    SIGNATURE_SPAN,
     Feed,
     HarvestConfig,
     Source,
@@ -96,10 +95,8 @@ def _tail(
 def _feed(
     source: Source, state: FileState, line: bytes, config: HarvestConfig, skipped: Counter[str]
 ) -> None:
-    if source.ignorable:
-        head = line[:SIGNATURE_SPAN]
-        if any(signature in head for signature in source.ignorable):
-            return
+    if line.startswith(source.ignorable):
+        return
     try:
         record = source.parse(line)
     except ValueError:

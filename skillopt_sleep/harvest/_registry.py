@@ -22,7 +22,6 @@ from skillopt_sleep.harvest._events import FileState
 from skillopt_sleep.harvest._lines import DEFAULT_MAX_LINE
 from skillopt_sleep.records import Harness
 
-SIGNATURE_SPAN = 160
 SOURCE_MODULES: tuple[str, ...] = ("claude", "codex", "copilot", "vscode")
 
 
@@ -57,9 +56,9 @@ class Source:
 
     name: str = ""
     harness: Harness = "claude"
-    # Byte signatures of records that carry nothing we keep, found in a line's first
-    # ``SIGNATURE_SPAN`` bytes: such lines are skipped without being parsed. A signature must
-    # be a structural fragment (unescaped quotes), which no string value can contain.
+    # Line prefixes of records that carry nothing we keep (e.g. ``b'{"type":"summary"'``): such
+    # lines are skipped unparsed. Only a prefix test is cheaper than orjson parsing the line and
+    # ``feed`` dropping it by type, so a record recognisable only further in is simply parsed.
     ignorable: tuple[bytes, ...] = ()
 
     def discover(self, config: HarvestConfig) -> Iterator[Path]:

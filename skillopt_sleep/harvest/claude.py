@@ -78,7 +78,6 @@ class ClaudeSource(Source):
         b'{"type":"queue-operation"',
         b'{"type":"file-history-snapshot"',
         b'{"type":"last-prompt"',
-        b'"isSidechain":false,"attachment":{',
     )
 
     def discover(self, config: HarvestConfig) -> Iterator[Path]:

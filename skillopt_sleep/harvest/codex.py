@@ -109,16 +109,6 @@ def _output(raw: Any) -> tuple[str, int | None]:
 class CodexSource(Source):
     name = "codex"
     harness = "codex"
-    ignorable = (
-        b'"type":"world_state"',
-        b'"type":"token_usage_record"',
-        b'"payload":{"type":"token_count"',
-        b'"payload":{"type":"reasoning"',
-        b'"payload":{"type":"agent_reasoning',
-        b'"payload":{"type":"thread_settings_applied"',
-        b'"payload":{"type":"task_started"',
-        b'"payload":{"type":"task_complete"',
-    )
 
     def discover(self, config: HarvestConfig) -> Iterator[Path]:
         home = config.home("codex", "CODEX_HOME", "~/.codex")
