@@ -200,24 +200,36 @@ def key_before(text: str, pos: int) -> str:
     return text[start:pos]
 
 
-def _trie_pattern(words: list[str]) -> str:
-    """An alternation factored by common prefix (sre scans it ~2x faster than a flat one)."""
-    heads: dict[str, list[str]] = {}
-    for word in words:
-        heads.setdefault(word[:1], []).append(word[1:])
-    branches = []
-    for head, tails in sorted(heads.items()):
-        if "" in tails:  # a shorter word ends here: matching it is enough
-            branches.append(re.escape(head))
-        else:
-            branches.append(re.escape(head) + _trie_pattern(tails))
-    return branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
+# Characters from rarest to most common in transcripts (code and prose), roughly.
+_RARITY = "JQZXKVYqzjxWUOBGFHPMLNEIDCkTRSAv0123456789w_yb-:gp/fmcudh.lrsinotae"
 
 
-def _union(words: set[str]) -> re.Pattern[str]:
-    return re.compile(_trie_pattern(sorted(words)))
+def _rarity(char: str) -> int:
+    found = _RARITY.find(char)
+    return found if found >= 0 else len(_RARITY)
+
+
+def _pivot_union(words: set[str]) -> re.Pattern[str]:
+    """A search for any of ``words``, each keyed on its rarest character.
+
+    sre scans for the characters that can start a match; keyed on ``e``, ``s`` or ``A`` it
+    would try the alternation at a tenth of all positions. Keyed on ``J`` (``eyJ``) or ``k``
+    (``sk-``), with a lookbehind for the characters before, it tries it ~3x less often.
+    """
+    kept = {w for w in words if not any(o != w and o in w for o in words)}  # sk- covers sk-ant-
+    by_pivot: dict[str, list[str]] = {}
+    for word in sorted(kept):
+        i = min(range(len(word)), key=lambda k: (_rarity(word[k]), k))
+        behind = f"(?<={re.escape(word[: i + 1])})" if i else ""
+        by_pivot.setdefault(word[i], []).append(behind + re.escape(word[i + 1 :]))
+    return re.compile(
+        "|".join(
+            re.escape(char) + (alts[0] if len(alts) == 1 else f"(?:{'|'.join(alts)})")
+            for char, alts in sorted(by_pivot.items())
+        )
+    )
 
 
 # One search each tells whether any case-sensitive rule, or any anchored rule, can match at all.
-SCAN_GATE = _union({lit for rule in RULES for lit in rule.literals})
+SCAN_GATE = _pivot_union({lit for rule in RULES for lit in rule.literals})
 WORD_GATE = tuple(sorted({g for rule in (*RULES, ASSIGNMENT) for g in rule.gate}))

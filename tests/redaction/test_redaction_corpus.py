@@ -152,3 +152,14 @@ def test_the_scan_gate_finds_every_literal() -> None:
     for rule in RULES:
         for literal in rule.literals:
             assert SCAN_GATE.search(f"x {literal} y"), (rule.kind, literal)
+
+
+def test_the_scan_gate_agrees_with_plain_substring_tests() -> None:
+    """Keyed on a rare character with a lookbehind, the gate still finds a literal anywhere."""
+    from skillopt_core._secret_rules import RULES, SCAN_GATE
+
+    literals = [lit for rule in RULES for lit in rule.literals]
+    for literal in literals:
+        for text in (literal, literal + "x", "x" + literal, literal[:-1], literal[1:]):
+            expected = any(lit in text for lit in literals)
+            assert (SCAN_GATE.search(text) is not None) == expected, (literal, text)
