@@ -22,8 +22,9 @@ class Embedder(Protocol):
 
     ``stable`` is true when a text's vector depends on that text alone (not on the other texts
     embedded with it), which is what makes a persistent cache valid. ``default_threshold`` is the
-    similarity at or above which two requests are taken as the same task (tuned per embedder by
-    ``benchmarks/bench_mine.py``).
+    lowest average similarity at which two groups of requests may join one task (the clustering
+    is stricter where requests are densely packed; tuned per embedder on half of the labelled
+    families by ``benchmarks/bench_mine.py``).
     """
 
     name: str

@@ -21,7 +21,7 @@ _WORD = re.compile(r"\w+")
 class JaccardEmbedder:
     name = "jaccard"
     stable = False  # the column space is the vocabulary of the texts embedded together
-    default_threshold = 0.14
+    default_threshold = 0.07
 
     def embed(self, texts: Sequence[str]) -> Any:
         from sklearn.feature_extraction.text import CountVectorizer

@@ -51,7 +51,7 @@ def minilm_available(model: str = "") -> bool:
 class MiniLMEmbedder:
     name = "minilm"
     stable = True
-    default_threshold = 0.36
+    default_threshold = 0.33
 
     def __init__(self, model: str = "") -> None:
         self.model_ref = model

@@ -26,7 +26,7 @@ _DIGITS = re.compile(r"\d+")  # ids and versions vary between occurrences of one
 class TfidfEmbedder:
     name = "tfidf"
     stable = False
-    default_threshold = 0.10
+    default_threshold = 0.06
 
     def embed(self, texts: Sequence[str]) -> Any:
         from scipy.sparse import hstack
