@@ -147,13 +147,22 @@ RULES: tuple[Rule, ...] = (
 # ``KEY = value`` in env, JSON, YAML, TOML and code shapes, and ``--password value`` flags;
 # anchored at the key word, which must end the key. ``assignment_value_is_secret`` judges the
 # value.
+_ASSIGNMENT_SEP = r"[ \t]*(?::=|=>|=|:)[ \t]*"
+_ASSIGNMENT_VALUE = (
+    r"(?:\"(?P<dq>(?!\[REDACTED:)[^\"\s\\]{4,})\"|'(?P<sq>(?!\[REDACTED:)[^'\s\\]{4,})'"
+    r"|(?P<s>[^\s\"'`,;(){}\[\]<>]{6,}))"
+)
 ASSIGNMENT = _anchored(
     "secret",
     _KEY_WORDS,
-    rf"{_KEY_WORD_RE}(?![A-Za-z0-9_])[\"']?(?P<sep>[ \t]*(?::=|=>|=|:)[ \t]*| )"
-    r"(?:\"(?P<dq>(?!\[REDACTED:)[^\"\s\\]{4,})\"|'(?P<sq>(?!\[REDACTED:)[^'\s\\]{4,})'"
-    r"|(?P<s>[^\s\"'`,;(){}\[\]<>]{6,}))",
+    rf"{_KEY_WORD_RE}(?![A-Za-z0-9_])[\"']?(?P<sep>{_ASSIGNMENT_SEP}| ){_ASSIGNMENT_VALUE}",
     gate=("secret", "token", "pass", "key", "credential"),
+)
+# The same without the bare-space separator, which only counts after a ``--flag`` key: where no
+# key character precedes the key word, a match needing it would be rejected anyway ("the token
+# expired" is prose), so the scan skips it early.
+ASSIGNMENT_NO_FLAG = re.compile(
+    rf"{_KEY_WORD_RE}(?![A-Za-z0-9_])[\"']?(?P<sep>{_ASSIGNMENT_SEP}){_ASSIGNMENT_VALUE}"
 )
 
 _NOT_A_VALUE = frozenset(
@@ -188,12 +197,12 @@ def assignment_value_is_secret(key: str, sep: str, value: str, quoted: bool) -> 
     return not (is_identifier and ("." in value or not any(c.isdigit() for c in value)))
 
 
-_KEY_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
+KEY_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
 
 
 def key_before(text: str, pos: int) -> str:
     start = pos
-    while start > 0 and text[start - 1] in _KEY_CHARS:
+    while start > 0 and text[start - 1] in KEY_CHARS:
         start -= 1
     if start > 0 and text[start - 1] in "\"'":
         start -= 1

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from skillopt_core._entropy import entropy_candidates, looks_high_entropy, shannon_entropy
 from skillopt_core._secret_rules import (
     ASSIGNMENT,
+    ASSIGNMENT_NO_FLAG,
+    KEY_CHARS,
     KEY_QUALIFIERS,
     RULES,
     SCAN_GATE,
@@ -109,7 +111,11 @@ def _apply_matches(text: str, matches: Iterable[re.Match[str]], repl: _Sub) -> s
 
 
 def _apply(rule: Rule, text: str, matches: Iterable[re.Match[str] | None], repl: _Sub) -> str:
-    """Replace, left to right and without overlap, the rule's matches (``None`` = no match)."""
+    """Replace, left to right and without overlap, the rule's matches (``None`` = no match).
+
+    A match its ``repl`` declines (returns unchanged) does not hide later matches inside it:
+    ``the token API_KEY=...`` is prose up to the real assignment. Unchanged text is returned as is.
+    """
     spans = _placeholder_spans(text)
     out: list[str] = []
     last = 0
@@ -121,8 +127,11 @@ def _apply(rule: Rule, text: str, matches: Iterable[re.Match[str] | None], repl:
             continue
         if any(a < end and start < b for a, b in spans):
             continue
+        replaced = repl(m)
+        if replaced == m.group():
+            continue
         out.append(text[last:start])
-        out.append(repl(m))
+        out.append(replaced)
         last = end
     if not out:
         return text
@@ -192,24 +201,39 @@ class Redactor:
             return text
         low = _ascii_lower(text)
         scan = SCAN_GATE.search(text) is not None
-        if scan or any(map(low.__contains__, WORD_GATE)):
-            text = self._rules(text, low, scan, counts)
+        words = frozenset(w for w in WORD_GATE if w in low)
+        if scan or words:
+            text = self._rules(text, low, scan, words, counts)
         return self._unanchored(text, counts)
 
-    def _rules(self, text: str, low: str, scan: bool, counts: Counter[str]) -> str:
+    def _rules(
+        self, text: str, low: str, scan: bool, words: frozenset[str], counts: Counter[str]
+    ) -> str:
+        """``words``: the gate words of the text before any rule ran (a placeholder may add
+        ``token`` or ``secret``, but never a match: placeholders are skipped)."""
         for rule in (*RULES, ASSIGNMENT):
             if not rule.anchors:
                 if scan and any(lit in text for lit in rule.literals):
                     new = _apply(rule, text, rule.regex.finditer(text), self._repl(rule, counts))
                     text, low = (new, "") if new is not text else (text, low)
                 continue
+            if words.isdisjoint(rule.gate):
+                continue
             low = low or _ascii_lower(text)
-            if any(g in low for g in rule.gate):
+            positions = _anchor_positions(low, rule.anchors)
+            if rule is ASSIGNMENT:
                 found = (
-                    rule.regex.match(text, pos) for pos in _anchor_positions(low, rule.anchors)
+                    (
+                        ASSIGNMENT.regex
+                        if pos and text[pos - 1] in KEY_CHARS
+                        else ASSIGNMENT_NO_FLAG
+                    ).match(text, pos)
+                    for pos in positions
                 )
-                new = _apply(rule, text, found, self._repl(rule, counts))
-                text, low = (new, "") if new is not text else (text, low)
+            else:
+                found = (rule.regex.match(text, pos) for pos in positions)
+            new = _apply(rule, text, found, self._repl(rule, counts))
+            text, low = (new, "") if new is not text else (text, low)
         return text
 
     def _unanchored(self, text: str, counts: Counter[str]) -> str:

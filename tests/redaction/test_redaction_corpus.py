@@ -90,6 +90,20 @@ def test_keeps_the_context_around_a_secret() -> None:
     assert redact("https://u:p4ss@host/x") == "https://[REDACTED:url-credentials]@host/x"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the token API_KEY=s3cr3tvalue9",
+        "token secret=s3cr3tvalue9",
+        "my key, password=s3cr3tvalue9",
+        "the token --token s3cr3tvalue9",
+    ],
+)
+def test_prose_before_an_assignment_does_not_hide_it(text: str) -> None:
+    """A key word in prose ("the token ...") is no assignment, and must not shadow the real one."""
+    _assert_gone("s3cr3tvalue9", redact(text))
+
+
 def test_genuine_fixture_key_is_redacted() -> None:
     planted = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd"
     assert redact(f"My OpenAI key is {planted} — add it to .env") == (
