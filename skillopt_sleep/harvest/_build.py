@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import PurePath
 from typing import Any
 
@@ -25,8 +26,12 @@ from skillopt_sleep.harvest._events import (
 from skillopt_sleep.records import Harness, Session, ToolCall, Turn
 
 
+@lru_cache(maxsize=1024)
 def in_project(cwd: str, project: str) -> bool:
-    """A session belongs to ``project`` when it ran in the project root or below it."""
+    """A session belongs to ``project`` when it ran in the project root or below it.
+
+    Cached: a harvest asks this for every file and session, about a handful of directories.
+    """
     if not cwd:
         return False
     try:

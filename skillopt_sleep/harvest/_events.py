@@ -132,19 +132,28 @@ def interrupt(ts: float | None, key: str | None = None) -> Event:
 def parse_ts(value: object) -> float | None:
     """Epoch seconds (UTC) from ISO-8601 text or an epoch number (s or ms); naive means UTC."""
     if isinstance(value, str) and value:
-        text = value.strip()
-        if text.endswith(("Z", "z")):
-            text = text[:-1] + "+00:00"
         try:
-            moment = datetime.fromisoformat(text)
+            moment = datetime.fromisoformat(value)  # 3.11+ reads the usual ``...Z`` stamps as is
         except ValueError:
-            return None
+            moment = _normalised_iso(value)
+            if moment is None:
+                return None
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=timezone.utc)
         return moment.timestamp()
     if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
         return float(value) / 1000.0 if value > 1e11 else float(value)
     return None
+
+
+def _normalised_iso(value: str) -> datetime | None:
+    text = value.strip()
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        return None
 
 
 def to_utc(ts: float) -> datetime:

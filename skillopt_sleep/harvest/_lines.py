@@ -41,10 +41,18 @@ def head_hash(path: Path, length: int) -> str:
         return hashlib.blake2b(handle.read(length), digest_size=16).hexdigest()
 
 
-def with_head(path: Path, fid: FileId, offset: int) -> FileId:
-    """Record the hash of the bytes already read (up to ``HEAD_BYTES``)."""
+def with_head(path: Path, fid: FileId, offset: int, head: bytes = b"") -> FileId:
+    """Record the hash of the bytes already read (up to ``HEAD_BYTES``).
+
+    ``head``: the file's first bytes if the caller read them, which saves opening it again.
+    """
     length = min(offset, HEAD_BYTES)
-    return FileId(fid.dev, fid.ino, fid.size, fid.mtime_ns, length, head_hash(path, length))
+    digest = (
+        hashlib.blake2b(head[:length], digest_size=16).hexdigest()
+        if len(head) >= length
+        else head_hash(path, length)
+    )
+    return FileId(fid.dev, fid.ino, fid.size, fid.mtime_ns, length, digest)
 
 
 def unchanged(old: FileId, new: FileId) -> bool:
@@ -65,6 +73,7 @@ class LineRead:
     offset: int
     oversized: int = 0
     tail: bytes = b""  # an unterminated last line, left unread unless the caller accepts it
+    head: bytes = b""  # the file's first ``HEAD_BYTES``, when the read started at offset 0
 
 
 def iter_lines(
@@ -79,12 +88,15 @@ def iter_lines(
     with open(path, "rb") as handle:
         handle.seek(offset)
         pos = offset
+        at_start = offset == 0
         carry = b""
         skipping = False
         while True:
             chunk = handle.read(CHUNK)
             if not chunk:
                 break
+            if at_start:
+                result.head, at_start = chunk[:HEAD_BYTES], False
             if skipping:
                 cut = chunk.find(b"\n")
                 if cut < 0:

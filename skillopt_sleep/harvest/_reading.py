@@ -64,7 +64,7 @@ def read_file(source: Source, job: ReadJob, config: HarvestConfig) -> ReadOutcom
         for line in iter_lines(job.path, job.offset, read, config.max_line_bytes):
             _feed(source, job.state, line, config, outcome.skipped)
         _tail(source, job.state, read, config, outcome.skipped)
-        outcome.stamped = with_head(job.path, job.fid, read.offset)
+        outcome.stamped = with_head(job.path, job.fid, read.offset, read.head)
     except OSError:
         outcome.error = "unreadable file"
         return outcome

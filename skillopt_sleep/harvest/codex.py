@@ -35,6 +35,16 @@ _INJECTED = (
     "# Agents.md instructions",
 )
 _IGNORED_TOP = frozenset({"world_state", "token_usage_record", "compacted", "thread_settings"})
+_EVENTS = frozenset(
+    {
+        "item_completed",
+        "user_message",
+        "agent_message",
+        "exec_command_end",
+        "patch_apply_end",
+        "turn_aborted",
+    }
+)
 _EXIT = re.compile(r"(?:Process exited with code|Exit code:?)\s*(-?\d+)")
 _UUID_TAIL = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$")
 _ITEM_TYPES = frozenset(
@@ -130,6 +140,8 @@ class CodexSource(Source):
         payload = record.get("payload")
         if kind in _IGNORED_TOP:
             return Feed.IGNORED
+        if kind == "event_msg" and isinstance(payload, dict) and payload.get("type") not in _EVENTS:
+            return Feed.IGNORED  # token counts, task markers, reasoning: most event lines
         ts = parse_ts(record.get("timestamp"))
         if kind == "response_item" and isinstance(payload, dict):
             return self._item(state, payload, ts)
