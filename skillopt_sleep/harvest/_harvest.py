@@ -120,7 +120,7 @@ def _harvest_source(
         cwd = source.project_dir(state)
         scoped = not cwd or in_project(cwd, project)
         row = FileRow(str(job.path), source.name, outcome.stamped, outcome.offset, key, scoped)
-        index.put(row, state)
+        index.put(row, state, outcome.packed)
         if not scoped:
             tally.skipped_sessions["other project"] += 1
         elif outcome.bytes_read or not job.resumed:  # a lone half line changes nothing

@@ -47,11 +47,11 @@ class FileRow:
     in_scope: bool
 
 
-def _pack(state: FileState) -> bytes:
+def pack(state: FileState) -> bytes:
     return orjson.dumps(state.to_json())
 
 
-def _unpack(blob: bytes | None) -> FileState:
+def unpack(blob: bytes | None) -> FileState:
     if not blob:
         return FileState()
     return FileState.from_json(orjson.loads(blob))
@@ -96,7 +96,7 @@ class HarvestIndex:
 
     def state(self, path: str) -> FileState:
         row = self._db.execute("SELECT state FROM files WHERE path=?", (path,)).fetchone()
-        return _unpack(row[0] if row else None)
+        return unpack(row[0] if row else None)
 
     def session_paths(self, source: str, session_key: str) -> list[str]:
         cursor = self._db.execute(
@@ -105,8 +105,10 @@ class HarvestIndex:
         )
         return [r[0] for r in cursor]
 
-    def put(self, row: FileRow, state: FileState | None) -> None:
+    def put(self, row: FileRow, state: FileState | None, packed: bytes = b"") -> None:
+        """``packed``: ``pack(state)`` when the caller already has it."""
         fid = row.fid
+        blob = (packed or pack(state)) if state is not None and row.in_scope else None
         self._db.execute(
             "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             (
@@ -121,7 +123,7 @@ class HarvestIndex:
                 row.offset,
                 row.session_key,
                 int(row.in_scope),
-                _pack(state) if state is not None and row.in_scope else None,
+                blob,
             ),
         )
 

@@ -12,13 +12,14 @@ import multiprocessing
 import os
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillopt_core import redaction
 from skillopt_sleep.harvest._events import FileState, seal
+from skillopt_sleep.harvest._index import pack, unpack
 from skillopt_sleep.harvest._lines import FileId, LineRead, iter_lines, with_head
 from skillopt_sleep.harvest._registry import (
     Feed,
@@ -28,6 +29,7 @@ from skillopt_sleep.harvest._registry import (
 )
 
 _SHAPE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
+_SKIP_REASONS = {Feed.UNKNOWN: "unknown record type", Feed.SIDECHAIN: "sidechain record"}
 PARALLEL_MIN_FILES = 64
 PARALLEL_MIN_BYTES = 32 << 20
 MAX_WORKERS = 8
@@ -49,6 +51,7 @@ class ReadOutcome:
     stamped: FileId | None = None  # identity with the head hash of what was read
     skipped: Counter[str] = field(default_factory=Counter)
     error: str = ""
+    packed: bytes = b""  # the state as stored in the index, when it was read in a worker
 
     @property
     def bytes_read(self) -> int:
@@ -61,8 +64,8 @@ def read_file(source: Source, job: ReadJob, config: HarvestConfig) -> ReadOutcom
     read = LineRead(job.offset)
     first_new = len(job.state.events)
     try:
-        for line in iter_lines(job.path, job.offset, read, config.max_line_bytes):
-            _feed(source, job.state, line, config, outcome.skipped)
+        lines = iter_lines(job.path, job.offset, read, config.max_line_bytes)
+        _feed(source, job.state, lines, config, outcome.skipped)
         _tail(source, job.state, read, config, outcome.skipped)
         outcome.stamped = with_head(job.path, job.fid, read.offset, read.head)
     except OSError:
@@ -93,16 +96,32 @@ def _tail(
 
 
 def _feed(
-    source: Source, state: FileState, line: bytes, config: HarvestConfig, skipped: Counter[str]
+    source: Source,
+    state: FileState,
+    lines: Iterable[bytes],
+    config: HarvestConfig,
+    skipped: Counter[str],
 ) -> None:
-    if line.startswith(source.ignorable):
-        return
-    try:
-        record = source.parse(line)
-    except ValueError:
-        skipped["malformed json"] += 1
-        return
-    _fold(source, state, record, config, skipped)
+    """The per-line loop (hot: one pass over every line, so no per-line helper calls)."""
+    ignorable, parse, feed = source.ignorable, source.parse, source.feed
+    for line in lines:
+        if ignorable and line.startswith(ignorable):
+            continue
+        try:
+            record = parse(line)
+        except ValueError:
+            skipped["malformed json"] += 1
+            continue
+        if not isinstance(record, dict):
+            skipped["not a json object"] += 1
+            continue
+        try:
+            outcome = feed(state, record, config)
+        except _SHAPE_ERRORS:
+            skipped["unexpected record shape"] += 1
+            continue
+        if outcome is Feed.UNKNOWN or outcome is Feed.SIDECHAIN:
+            skipped[_SKIP_REASONS[outcome]] += 1
 
 
 def _fold(
@@ -116,10 +135,8 @@ def _fold(
     except _SHAPE_ERRORS:
         skipped["unexpected record shape"] += 1
         return
-    if outcome is Feed.UNKNOWN:
-        skipped["unknown record type"] += 1
-    elif outcome is Feed.SIDECHAIN:
-        skipped["sidechain record"] += 1
+    if outcome in _SKIP_REASONS:
+        skipped[_SKIP_REASONS[outcome]] += 1
 
 
 def _init_worker(redactor: redaction.Redactor) -> None:
@@ -127,8 +144,13 @@ def _init_worker(redactor: redaction.Redactor) -> None:
 
 
 def _work(args: tuple[str, ReadJob, HarvestConfig]) -> ReadOutcome:
+    """Read in a worker; the state travels back packed (the index stores it so anyway), as one
+    bytes object is far cheaper to pickle than thousands of event lists."""
     name, job, config = args
-    return read_file(load_sources().get(name), job, config)
+    outcome = read_file(load_sources().get(name), job, config)
+    outcome.packed = pack(job.state)
+    job.state = FileState()
+    return outcome
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -169,6 +191,7 @@ def read_all(
         workers, mp_context=ctx, initializer=_init_worker, initargs=init
     ) as pool:
         for outcome in pool.map(_work, args, chunksize=max(1, min(32, len(jobs) // (workers * 8)))):
+            outcome.job.state = unpack(outcome.packed)
             yield outcome
             if on_done:
                 on_done()
