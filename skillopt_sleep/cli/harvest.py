@@ -45,6 +45,12 @@ def harvest_command(
     copilot_home: Path | None = typer.Option(
         None, "--copilot-home", help="Copilot CLI home (default ~/.copilot)."
     ),
+    vscode_home: Path | None = typer.Option(
+        None,
+        "--vscode-home",
+        help="VS Code data dir (holding User/workspaceStorage) or a workspaceStorage dir"
+        " (default: VS Code's usual places).",
+    ),
     state_dir: Path | None = typer.Option(
         None, "--state-dir", help="Directory of the harvest index."
     ),
@@ -75,6 +81,7 @@ def harvest_command(
             ("claude", claude_home),
             ("codex", codex_home),
             ("copilot", copilot_home),
+            ("vscode", vscode_home),
         )
         if path is not None
     }

@@ -59,3 +59,15 @@ def test_bad_source_and_since_are_usage_errors(homes: dict[str, Path]) -> None:
     runner = CliRunner()
     assert runner.invoke(app, ["harvest", "--source", "cursor"]).exit_code == 2
     assert runner.invoke(app, ["harvest", "--since", "soon"]).exit_code == 2
+
+
+def test_vscode_home_option(tmp_path: Path) -> None:
+    from harvest._copilot import vscode_home
+
+    out = tmp_path / "s.json"
+    args = ["harvest", "--project", "/home/dev/webapp", "--source", "copilot"]
+    args += ["--copilot-home", str(tmp_path / "none"), "--vscode-home", str(vscode_home(tmp_path))]
+    shown = CliRunner().invoke(app, [*args, "--state-dir", str(tmp_path / "st"), "-o", str(out)])
+    assert shown.exit_code == 0, shown.output
+    sessions = json.loads(out.read_text())
+    assert sessions and all(Path(s["source_files"][0]).name != "events.jsonl" for s in sessions)
