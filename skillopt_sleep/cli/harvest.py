@@ -12,6 +12,17 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from skillopt_sleep.cli._app import app
+from skillopt_sleep.cli._options import (
+    CLAUDE_HOME,
+    CODEX_HOME,
+    COPILOT_HOME,
+    PROJECT,
+    SINCE,
+    STATE_DIR,
+    VSCODE_HOME,
+    harness_homes,
+    project_root,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -23,37 +34,20 @@ SOURCE_CHOICES = ("claude", "codex", "copilot", "all")
 
 @app.command("harvest")
 def harvest_command(
-    project: Path | None = typer.Option(
-        None, "--project", "-p", help="Project root (default: the current directory)."
-    ),
+    project: Path | None = PROJECT,
     source: list[str] = typer.Option(
         ["all"], "--source", "-s", help="claude | codex | copilot | all (repeatable)."
     ),
-    since: str | None = typer.Option(
-        None, "--since", help="Only sessions active in this window, e.g. 7d, 12h."
-    ),
+    since: str | None = SINCE,
     as_json: bool = typer.Option(False, "--json", help="Print the sessions as JSON on stdout."),
     output: Path | None = typer.Option(
         None, "--output", "-o", help="Write the sessions as JSON to this file."
     ),
-    claude_home: Path | None = typer.Option(
-        None, "--claude-home", help="Claude Code home (default ~/.claude)."
-    ),
-    codex_home: Path | None = typer.Option(
-        None, "--codex-home", help="Codex home (default ~/.codex)."
-    ),
-    copilot_home: Path | None = typer.Option(
-        None, "--copilot-home", help="Copilot CLI home (default ~/.copilot)."
-    ),
-    vscode_home: Path | None = typer.Option(
-        None,
-        "--vscode-home",
-        help="VS Code data dir (holding User/workspaceStorage) or a workspaceStorage dir"
-        " (default: VS Code's usual places).",
-    ),
-    state_dir: Path | None = typer.Option(
-        None, "--state-dir", help="Directory of the harvest index."
-    ),
+    claude_home: Path | None = CLAUDE_HOME,
+    codex_home: Path | None = CODEX_HOME,
+    copilot_home: Path | None = COPILOT_HOME,
+    vscode_home: Path | None = VSCODE_HOME,
+    state_dir: Path | None = STATE_DIR,
     commit: bool = typer.Option(False, "--commit", help="Advance the index (what a night does)."),
     include_sidechains: bool = typer.Option(
         False, "--include-sidechains", help="Keep sub-agent records."
@@ -74,17 +68,8 @@ def harvest_command(
         parse_since(since)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
-    root = project if project is not None else Path.cwd()
-    homes = {
-        name: path
-        for name, path in (
-            ("claude", claude_home),
-            ("codex", codex_home),
-            ("copilot", copilot_home),
-            ("vscode", vscode_home),
-        )
-        if path is not None
-    }
+    root = project_root(project)
+    homes = harness_homes(claude_home, codex_home, copilot_home, vscode_home)
     err = Console(stderr=True)
     result = _run_with_progress(
         err,

@@ -12,6 +12,17 @@ from typing import TYPE_CHECKING
 import typer
 
 from skillopt_sleep.cli._app import app
+from skillopt_sleep.cli._options import (
+    CLAUDE_HOME,
+    CODEX_HOME,
+    COPILOT_HOME,
+    PROJECT,
+    SINCE,
+    STATE_DIR,
+    VSCODE_HOME,
+    harness_homes,
+    project_root,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -21,9 +32,7 @@ if TYPE_CHECKING:
 
 @app.command("mine")
 def mine_command(
-    project: Path | None = typer.Option(
-        None, "--project", "-p", help="Project root (default: the current directory)."
-    ),
+    project: Path | None = PROJECT,
     as_json: bool = typer.Option(False, "--json", help="Print the tasks as JSON on stdout."),
     embedder: str = typer.Option(
         "auto", "--embedder", "-e", help="auto | minilm | tfidf | jaccard."
@@ -43,18 +52,12 @@ def mine_command(
     optimizer: str | None = typer.Option(
         None, "--optimizer", help="Backend spec that designs the judges (default: heuristic)."
     ),
-    since: str | None = typer.Option(
-        None, "--since", help="Only sessions active in this window, e.g. 7d."
-    ),
-    claude_home: Path | None = typer.Option(
-        None, "--claude-home", help="Claude Code home (default ~/.claude)."
-    ),
-    codex_home: Path | None = typer.Option(
-        None, "--codex-home", help="Codex home (default ~/.codex)."
-    ),
-    copilot_home: Path | None = typer.Option(
-        None, "--copilot-home", help="Copilot CLI home (default ~/.copilot)."
-    ),
+    since: str | None = SINCE,
+    claude_home: Path | None = CLAUDE_HOME,
+    codex_home: Path | None = CODEX_HOME,
+    copilot_home: Path | None = COPILOT_HOME,
+    vscode_home: Path | None = VSCODE_HOME,
+    state_dir: Path | None = STATE_DIR,
     archive_path: Path | None = typer.Option(
         None, "--archive", help="Miner archive file (default: in the project state dir)."
     ),
@@ -66,18 +69,22 @@ def mine_command(
     from skillopt_sleep.jsonable import dumps
     from skillopt_sleep.mine import Archive, MineConfig, mine
 
-    root = project if project is not None else Path.cwd()
-    homes = {
-        n: p
-        for n, p in (("claude", claude_home), ("codex", codex_home), ("copilot", copilot_home))
-        if p is not None
-    }
-    sessions = harvest(root, since=since, homes=homes, commit=False).sessions
+    root = project_root(project)
+    homes = harness_homes(claude_home, codex_home, copilot_home, vscode_home)
     backend = None
     if optimizer:
-        from skillopt_core.backends import create_backend
+        from skillopt_core.backends import BackendError
+        from skillopt_core.backends.runtime import open_roles
+        from skillopt_core.registry import UnknownEntryError
 
-        backend = create_backend(optimizer)
+        try:
+            backend = open_roles(optimizer, optimizer).optimizer
+        except (UnknownEntryError, ValueError) as exc:
+            raise typer.BadParameter(str(exc), param_hint="--optimizer") from None
+        except BackendError as exc:
+            typer.secho(f"error: the optimizer backend is not usable: {exc}", err=True, fg="red")
+            raise typer.Exit(1) from None
+    sessions = harvest(root, since=since, index=state_dir, homes=homes, commit=False).sessions
     config = MineConfig(
         embedder=embedder,
         model=model,
