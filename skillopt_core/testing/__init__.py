@@ -15,6 +15,7 @@ from skillopt_core.testing._script import (
 )
 from skillopt_core.testing._wire import estimate_tokens, request_text
 from skillopt_core.testing.fake_server import FakeModelServer, classify
+from skillopt_core.testing.scripted import ScriptedBackend
 
 __all__ = [
     "WRONG_SCHEMA_TEXT",
@@ -23,6 +24,7 @@ __all__ = [
     "LoggedRequest",
     "Reply",
     "Responder",
+    "ScriptedBackend",
     "Step",
     "classify",
     "default_responder",

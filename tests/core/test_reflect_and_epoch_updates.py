@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from skillopt_core.backends import Completion, CompletionRequest, HandoffPending, create_backend
+from skillopt_core.backends import HandoffPending, create_backend
 from skillopt_core.backends.mock.world import QA_RULES
 from skillopt_core.config import ConfigError, config_from_mapping
 from skillopt_core.envs.qa import QAEnvironment
@@ -16,23 +16,9 @@ from skillopt_core.optim.slow import SLOW_UPDATE_BLOCK, meta_update, slow_update
 from skillopt_core.parallel import parallel_map
 from skillopt_core.records import EditOp, Item, Rollout, Score, ScoredRollout
 from skillopt_core.skill import get_protected
+from skillopt_core.testing import ScriptedBackend
 
 TOY = Path(__file__).resolve().parents[2] / "skillopt_core" / "data" / "toy"
-
-
-class Scripted:
-    name, model = "scripted", "x"
-
-    def __init__(self, *replies: str) -> None:
-        self.replies = list(replies)
-        self.requests: list[CompletionRequest] = []
-
-    def complete(self, request: CompletionRequest) -> Completion:
-        self.requests.append(request)
-        return Completion(self.replies.pop(0))
-
-    def health_check(self) -> None:
-        return None
 
 
 def scored(item_id: str, hard: float) -> ScoredRollout:
@@ -57,7 +43,7 @@ def test_minibatches_split_failures_and_successes() -> None:
 
 
 def test_reflect_parses_edits_and_tells_the_optimizer_its_budget() -> None:
-    backend = Scripted(
+    backend = ScriptedBackend(
         '{"edits": [{"op": "replace", "anchor": "a", "content": "b", "rationale": "r"}]}'
     )
     batch = make_minibatches([scored("f", 0.0)], 8)[0]
@@ -70,7 +56,7 @@ def test_reflect_parses_edits_and_tells_the_optimizer_its_budget() -> None:
 
 
 def test_malformed_reply_twice_drops_the_minibatch_with_a_reason() -> None:
-    backend = Scripted("no idea", "still prose")
+    backend = ScriptedBackend("no idea", "still prose")
     batch = make_minibatches([scored("f", 0.0)], 8)[0]
     outcome = reflect_one(
         backend, "s", batch, budget=2, rejected=RejectedBuffer(), meta_notes="", step=0
@@ -80,7 +66,7 @@ def test_malformed_reply_twice_drops_the_minibatch_with_a_reason() -> None:
 
 
 def test_unknown_edit_op_drops_the_minibatch() -> None:
-    backend = Scripted(
+    backend = ScriptedBackend(
         '{"edits": [{"op": "rewrite-everything"}]}', '{"edits": [{"op": "rewrite-everything"}]}'
     )
     batch = make_minibatches([scored("f", 0.0)], 8)[0]

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from skillopt_core.backends import Completion, CompletionRequest
+from skillopt_core.backends import CompletionRequest
 from skillopt_core.structured import StructuredReplyError, complete_json, parse_json_reply
+from skillopt_core.testing import ScriptedBackend
 
 SCHEMA = {
     "type": "object",
@@ -37,24 +38,8 @@ def test_prose_only_reply_is_an_error() -> None:
         parse_json_reply("I could not find anything to change.", SCHEMA)
 
 
-class ScriptedBackend:
-    name = "scripted"
-    model = "x"
-
-    def __init__(self, replies: list[str]) -> None:
-        self.replies = replies
-        self.requests: list[CompletionRequest] = []
-
-    def complete(self, request: CompletionRequest) -> Completion:
-        self.requests.append(request)
-        return Completion(self.replies[len(self.requests) - 1])
-
-    def health_check(self) -> None:
-        return None
-
-
 def test_complete_json_reasks_once_with_the_error() -> None:
-    backend = ScriptedBackend(["no json here", '{"edits": []}'])
+    backend = ScriptedBackend("no json here", '{"edits": []}')
     assert complete_json(backend, CompletionRequest.of("hi"), SCHEMA) == {"edits": []}
     assert len(backend.requests) == 2
     second = backend.requests[1]
@@ -64,7 +49,7 @@ def test_complete_json_reasks_once_with_the_error() -> None:
 
 
 def test_complete_json_gives_up_after_the_reask() -> None:
-    backend = ScriptedBackend(["nope", "still nope"])
+    backend = ScriptedBackend("nope", "still nope")
     with pytest.raises(StructuredReplyError):
         complete_json(backend, CompletionRequest.of("hi"), SCHEMA)
     assert len(backend.requests) == 2

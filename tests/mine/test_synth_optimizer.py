@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 
-from skillopt_core.backends import BackendUnavailable, Completion, CompletionRequest
+from skillopt_core.backends import BackendUnavailable
+from skillopt_core.testing import ScriptedBackend
 from skillopt_sleep.mine.candidates import Candidate
 from skillopt_sleep.mine.synth import synthesize
 from skillopt_sleep.records import Signal, SignalKind
@@ -35,21 +36,6 @@ def members() -> list[Candidate]:
     ]
 
 
-class Scripted:
-    name, model = "scripted", "m"
-
-    def __init__(self, *replies: str) -> None:
-        self.replies = list(replies)
-        self.requests: list[CompletionRequest] = []
-
-    def complete(self, request: CompletionRequest) -> Completion:
-        self.requests.append(request)
-        return Completion(self.replies.pop(0))
-
-    def health_check(self) -> None:
-        return None
-
-
 def test_optimizer_designs_the_judge_and_invalid_checks_are_dropped() -> None:
     reply = {
         "intent": "Summarise the arXiv paper and give its id",
@@ -64,7 +50,7 @@ def test_optimizer_designs_the_judge_and_invalid_checks_are_dropped() -> None:
         ],
         "rubric": "A faithful five-sentence summary.",
     }
-    backend = Scripted(json.dumps(reply))
+    backend = ScriptedBackend(json.dumps(reply))
     spec = synthesize("summarize arXiv 2605.23904", members(), backend)
     assert spec.source == "optimizer"
     assert [c.value for c in spec.checks] == [r"(?m)^arXiv:\d{4}\.\d{4,5}$"]
@@ -75,20 +61,19 @@ def test_optimizer_designs_the_judge_and_invalid_checks_are_dropped() -> None:
 
 
 def test_unusable_replies_fall_back_to_the_heuristic() -> None:
-    spec = synthesize("summarize arXiv 2605.23904", members(), Scripted("no json", "still none"))
+    spec = synthesize(
+        "summarize arXiv 2605.23904", members(), ScriptedBackend("no json", "still none")
+    )
     assert spec.source == "heuristic"
     assert any(c.kind == "regex" and "arXiv" in c.value for c in spec.checks)
 
 
-class Down:
-    name, model = "down", "m"
-
-    def complete(self, request: CompletionRequest) -> Completion:
-        raise BackendUnavailable("connection refused")
-
-    def health_check(self) -> None:
-        raise BackendUnavailable("connection refused")
-
-
 def test_a_failing_backend_falls_back_to_the_heuristic() -> None:
-    assert synthesize("summarize arXiv 2605.23904", members(), Down()).source == "heuristic"
+    assert (
+        synthesize(
+            "summarize arXiv 2605.23904",
+            members(),
+            ScriptedBackend(BackendUnavailable("connection refused")),
+        ).source
+        == "heuristic"
+    )

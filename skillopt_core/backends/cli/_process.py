@@ -7,6 +7,7 @@ authentication failures so they surface as :class:`BackendUnavailable` with the 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -129,6 +130,20 @@ def child_env(overrides: Mapping[str, str], remove: Iterable[str] = ()) -> dict[
         env.pop(name, None)
     env.update(overrides)
     return env
+
+
+def json_lines(stdout: str) -> Iterator[dict[str, Any]]:
+    """The JSON objects of a JSONL stream, skipping banners and partial lines a CLI may print."""
+    for line in stdout.splitlines():
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(event, dict):
+            yield event
 
 
 def excerpt(text: str, limit: int = _EXCERPT_CHARS) -> str:

@@ -7,8 +7,7 @@ agent from touching anything, the final message comes from ``-o FILE`` and token
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from skillopt_core.backends import BACKENDS, BackendSpec
@@ -59,7 +58,7 @@ class CodexCliBackend(CliBackend):
         return Invocation(argv=tuple(argv), env=self.base_env(), stdin=prompt)
 
     def parse(self, result: ProcessResult, scratch: Scratch) -> Completion:
-        events = list(_events(result.stdout))
+        events = list(_process.json_lines(result.stdout))
         errors = [_error_text(e) for e in events if e.get("type") in ("turn.failed", "error")]
         errors = [e for e in errors if e]
         path = scratch.aux / _LAST_MESSAGE
@@ -76,19 +75,6 @@ class CodexCliBackend(CliBackend):
             model=self.model,
             latency_s=result.latency_s,
         )
-
-
-def _events(stdout: str) -> Iterator[dict[str, Any]]:
-    for line in stdout.splitlines():
-        line = line.strip()
-        if not line.startswith("{"):
-            continue
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(event, dict):
-            yield event
 
 
 def _error_text(event: Mapping[str, Any]) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +94,7 @@ class CopilotCliBackend(CliBackend):
         return Invocation(argv=tuple(argv), env=env, stdin=prompt)
 
     def parse(self, result: ProcessResult, scratch: Scratch) -> Completion:
-        events = list(_events(result.stdout))
+        events = list(_process.json_lines(result.stdout))
         errors = [_error_text(e) for e in events if _is_error(e)]
         errors = [e for e in errors if e]
         messages = [
@@ -120,19 +120,6 @@ class CopilotCliBackend(CliBackend):
             model=models[-1] if models else self.model,
             latency_s=result.latency_s,
         )
-
-
-def _events(stdout: str) -> Iterator[dict[str, Any]]:
-    for line in stdout.splitlines():
-        line = line.strip()
-        if not line.startswith("{"):
-            continue
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(event, dict):
-            yield event
 
 
 def _is_error(event: Mapping[str, Any]) -> bool:
