@@ -11,7 +11,6 @@ Options: ``base_url``, ``api_key`` (or ``ANTHROPIC_AUTH_TOKEN`` for a bearer tok
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +24,7 @@ from skillopt_core.backends._protocol import (
     Usage,
 )
 from skillopt_core.backends.api import settings as cfg
+from skillopt_core.backends.api._lazy import LazyClient
 from skillopt_core.backends.api.errors import Endpoint, translate, unavailable
 
 ANTHROPIC_DEFAULT_BASE = "https://api.anthropic.com"
@@ -56,7 +56,7 @@ class AnthropicSettings:
         )
 
 
-class AnthropicBackend:
+class AnthropicBackend(LazyClient):
     """Thread-safe: one SDK client (and its connection pool) per backend instance."""
 
     name = "anthropic"
@@ -65,14 +65,6 @@ class AnthropicBackend:
         self.model = settings.model
         self.settings = settings
         self.endpoint = Endpoint(self.name, settings.base_url, "ANTHROPIC_API_KEY")
-        self._client: Any = None
-        self._lock = threading.Lock()
-
-    def client(self) -> Any:
-        with self._lock:
-            if self._client is None:
-                self._client = self._make_client()
-            return self._client
 
     def _make_client(self) -> Any:
         s = self.settings

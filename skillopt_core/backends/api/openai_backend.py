@@ -12,7 +12,6 @@ Azure: ``azure_endpoint`` (``AZURE_OPENAI_ENDPOINT``), ``deployment``, ``api_ver
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -26,6 +25,7 @@ from skillopt_core.backends._protocol import (
     Usage,
 )
 from skillopt_core.backends.api import settings as cfg
+from skillopt_core.backends.api._lazy import LazyClient
 from skillopt_core.backends.api.errors import Endpoint, translate, unavailable
 from skillopt_core.backends.retry import TransientError
 
@@ -80,7 +80,7 @@ class OpenAISettings:
         return self.azure is not None or "api.openai.com" in self.base_url
 
 
-class OpenAIBackend:
+class OpenAIBackend(LazyClient):
     """Thread-safe: one SDK client (and its connection pool) per backend instance."""
 
     def __init__(self, name: str, settings: OpenAISettings) -> None:
@@ -89,14 +89,6 @@ class OpenAIBackend:
         self.settings = settings
         key_env = "AZURE_OPENAI_API_KEY" if settings.azure else "OPENAI_API_KEY"
         self.endpoint = Endpoint(name, settings.base_url, key_env)
-        self._client: Any = None
-        self._lock = threading.Lock()
-
-    def client(self) -> Any:
-        with self._lock:
-            if self._client is None:
-                self._client = self._make_client()
-            return self._client
 
     def _make_client(self) -> Any:
         import openai
