@@ -225,6 +225,7 @@ def _run_training(request: Any, train_config: Any, as_json: bool) -> int:
     from skillopt_core.backends import BackendError, HandoffPending
     from skillopt_core.config import ConfigError
     from skillopt_core.envs.qa import SplitFormatError
+    from skillopt_core.lock import DirectoryLocked
     from skillopt_core.registry import UnknownEntryError
     from skillopt_core.training import open_run_roles, run_training, summary_json
 
@@ -242,6 +243,8 @@ def _run_training(request: Any, train_config: Any, as_json: bool) -> int:
         return EXIT_HANDOFF
     except (ConfigError, SplitFormatError) as exc:
         raise _fail(str(exc), EXIT_USAGE) from None
+    except DirectoryLocked as exc:
+        raise _fail(str(exc)) from None
     except BackendError as exc:
         raise _fail(f"the run stopped: {exc}") from None
     if as_json:

@@ -15,6 +15,8 @@ from skillopt_core.backends.preflight import PreflightEstimate, preflight, role_
 from skillopt_core.backends.runtime import Budget, Roles, open_roles
 from skillopt_core.config import TrainConfig, load_backend_choice, load_config, validate
 from skillopt_core.envs import create_environment
+from skillopt_core.envs.base import Environment
+from skillopt_core.lock import exclusive
 from skillopt_core.optim.evaluate import Evaluator
 from skillopt_core.optim.trainer import StepCallback, Trainer
 from skillopt_core.plan import training_plan
@@ -106,6 +108,18 @@ def run_training(
     env = create_environment(config.env, {"split_dir": request.split_dir})
     seed_skill = resolve_seed_skill(request, config)
     run_dir = RunDir(request.out_root)
+    with exclusive(run_dir.root, "skillopt train"):
+        return _train_locked(run_dir, env, roles, config, seed_skill, on_step)
+
+
+def _train_locked(
+    run_dir: RunDir,
+    env: Environment,
+    roles: Roles,
+    config: TrainConfig,
+    seed_skill: str,
+    on_step: StepCallback | None,
+) -> TrainingSummary:
     trainer = Trainer(config, env, roles, run_dir, seed_skill, on_step=on_step)
     try:
         result = trainer.fit()

@@ -1,0 +1,69 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from skillopt_core.cli import app
+from skillopt_core.lock import DirectoryLocked, exclusive
+
+TOY = Path(__file__).resolve().parents[2] / "skillopt_core" / "data" / "toy"
+
+HOLDER = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from skillopt_core.lock import exclusive
+    with exclusive(Path(sys.argv[1])):
+        print("locked", flush=True)
+        sys.stdin.readline()
+    """
+)
+
+
+def hold(directory: Path) -> subprocess.Popen[str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(directory)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "locked"
+    return proc
+
+
+def test_second_holder_is_refused_with_the_pid_and_released_on_exit(tmp_path: Path) -> None:
+    proc = hold(tmp_path)
+    try:
+        with pytest.raises(DirectoryLocked, match=f"pid {proc.pid}"), exclusive(tmp_path):
+            pass
+    finally:
+        proc.communicate("\n", timeout=30)
+    with exclusive(tmp_path):
+        pass
+
+
+def test_a_killed_holder_leaves_no_stale_lock(tmp_path: Path) -> None:
+    proc = hold(tmp_path)
+    proc.kill()
+    proc.wait(timeout=30)
+    with exclusive(tmp_path):
+        pass
+
+
+def test_two_trainings_on_one_run_dir_are_refused(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    proc = hold(out)
+    try:
+        result = CliRunner().invoke(
+            app, ["train", "--split-dir", str(TOY), "--out-root", str(out), "--epochs", "1"]
+        )
+    finally:
+        proc.communicate("\n", timeout=30)
+    assert result.exit_code == 1
+    assert "another skillopt train is using" in result.output
+    assert not (out / "history.json").exists()
