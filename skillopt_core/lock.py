@@ -42,13 +42,15 @@ def exclusive(directory: Path, what: str = "run") -> Iterator[None]:
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         if not _try_lock(fd):
-            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "another process"
+            os.lseek(fd, 0, os.SEEK_SET)
+            holder = os.read(fd, 64).decode("ascii", "replace").strip() or "another process"
             raise DirectoryLocked(
                 f"another {what} is using {directory} (pid {holder}); wait for it to finish or "
                 "use a different directory"
             )
         os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.write(fd, str(os.getpid()).encode("ascii"))
         yield
     finally:
         os.close(fd)
