@@ -10,15 +10,15 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
-from skillopt_sleep.harvest._build import assemble, in_project
+from skillopt_sleep.harvest._build import Built, assemble, in_project
 from skillopt_sleep.harvest._events import FileState
 from skillopt_sleep.harvest._index import FileRow, HarvestIndex
 from skillopt_sleep.harvest._lines import continues, stat_id, unchanged
-from skillopt_sleep.harvest._reading import ReadJob, read_all
+from skillopt_sleep.harvest._reading import ReadJob, ReadOutcome, read_all
 from skillopt_sleep.harvest._registry import HarvestConfig, Source, select
 from skillopt_sleep.harvest._stats import HarvestStats, Tally
 from skillopt_sleep.records import Session
@@ -82,68 +82,79 @@ def _plan(
     return jobs
 
 
-def _harvest_source(
-    source: Source,
-    config: HarvestConfig,
-    index: HarvestIndex,
-    cutoff: float | None,
-    progress: Progress | None,
-) -> tuple[list[Session], Tally]:
+@dataclass
+class _SourceRun:
+    """One source's share of a run: what to read, and per session key its latest assembly."""
+
+    source: Source
+    tally: Tally
+    discovered: set[str]  # files moved away (e.g. archived) no longer count
+    jobs: list[ReadJob]
+    built: dict[str, Built | str] = field(default_factory=dict)  # str: why it was skipped
+    mtimes: dict[str, float] = field(default_factory=dict)
+
+
+def _prepare(
+    source: Source, config: HarvestConfig, index: HarvestIndex, cutoff: float | None
+) -> _SourceRun:
     tally = Tally(source.harness)
-    project = str(config.project)
     try:
         paths = list(source.discover(config))
     except OSError:
         tally.skipped_files["unreadable directory"] += 1
         paths = []
-    discovered = {str(p) for p in paths}  # files moved away (e.g. archived) no longer count
     jobs = _plan(source, paths, index, cutoff, tally)
-    done = [0]
+    return _SourceRun(source, tally, {str(p) for p in paths}, jobs)
 
-    def tick() -> None:
-        done[0] += 1
-        if progress:
-            progress(source.name, done[0], len(jobs))
 
-    fresh: dict[str, dict[str, FileState]] = {}
-    mtimes: dict[str, float] = {}
-    for outcome in read_all(source, jobs, config, tick):
-        job = outcome.job
-        tally.skipped_lines.update(outcome.skipped)
-        if outcome.error or outcome.stamped is None:
-            tally.skipped_files[outcome.error or "unreadable file"] += 1
-            continue
-        tally.files_read += 1
-        tally.bytes_read += outcome.bytes_read
-        state = job.state
-        key = source.session_key(state, job.path)
-        cwd = source.project_dir(state)
-        scoped = not cwd or in_project(cwd, project)
-        row = FileRow(str(job.path), source.name, outcome.stamped, outcome.offset, key, scoped)
-        index.put(row, state, outcome.packed)
-        if not scoped:
-            tally.skipped_sessions["other project"] += 1
-        elif outcome.bytes_read or not job.resumed:  # a lone half line changes nothing
-            fresh.setdefault(key, {})[str(job.path)] = state
-            mtimes[key] = max(mtimes.get(key, 0.0), job.fid.mtime_ns / 1e9)
+def _take(run: _SourceRun, outcome: ReadOutcome, index: HarvestIndex, project: str) -> None:
+    """Record one read in the index and (re)assemble its session at once, so assembly overlaps
+    the reads still in flight; a later file of the same session assembles it again."""
+    source, tally, job = run.source, run.tally, outcome.job
+    tally.skipped_lines.update(outcome.skipped)
+    if outcome.error or outcome.stamped is None:
+        tally.skipped_files[outcome.error or "unreadable file"] += 1
+        return
+    tally.files_read += 1
+    tally.bytes_read += outcome.bytes_read
+    state, path = job.state, str(job.path)
+    key = source.session_key(state, job.path)
+    cwd = source.project_dir(state)
+    scoped = not cwd or in_project(cwd, project)
+    index.put(
+        FileRow(path, source.name, outcome.stamped, outcome.offset, key, scoped),
+        state,
+        outcome.packed,
+    )
+    if not scoped:
+        tally.skipped_sessions["other project"] += 1
+        return
+    if not outcome.bytes_read and job.resumed:  # a lone half line changes nothing
+        return
+    run.mtimes[key] = max(run.mtimes.get(key, 0.0), job.fid.mtime_ns / 1e9)
+    paths = [p for p in index.session_paths(source.name, key) if p in run.discovered]
+    merged = [state if p == path else index.state(p) for p in paths]
+    cwd = next((source.project_dir(s) for s in merged if source.project_dir(s)), "")
+    if not in_project(cwd, project):
+        run.built[key] = "no working directory recorded" if not cwd else "other project"
+        return
+    built = assemble(source.harness, key, project, merged, paths, run.mtimes[key])
+    run.built[key] = built if built.session is not None else built.skipped
+
+
+def _finish(run: _SourceRun, cutoff: float | None) -> list[Session]:
     sessions: list[Session] = []
-    for key, states in fresh.items():
-        paths_of_key = [p for p in index.session_paths(source.name, key) if p in discovered]
-        merged = [states[p] if p in states else index.state(p) for p in paths_of_key]
-        cwd = next((source.project_dir(s) for s in merged if source.project_dir(s)), "")
-        if not in_project(cwd, project):
-            reason = "no working directory recorded" if not cwd else "other project"
-            tally.skipped_sessions[reason] += 1
-            continue
-        built = assemble(source.harness, key, project, merged, paths_of_key, mtimes[key])
-        if built.session is None:
-            tally.skipped_sessions[built.skipped] += 1
+    for built in run.built.values():
+        if isinstance(built, str):
+            run.tally.skipped_sessions[built] += 1
+        elif built.session is None:
+            run.tally.skipped_sessions[built.skipped] += 1
         elif cutoff is not None and built.session.ended_at.timestamp() < cutoff:
-            tally.skipped_sessions["older than --since"] += 1
+            run.tally.skipped_sessions["older than --since"] += 1
         else:
             sessions.append(built.session)
-            tally.count(built.session)
-    return sessions, tally
+            run.tally.count(built.session)
+    return sessions
 
 
 def run(
@@ -163,14 +174,27 @@ def run(
     )
     window = parse_since(since)
     cutoff = (now if now is not None else time.time()) - window.total_seconds() if window else None
+    runs = [
+        _prepare(source, config, index, cutoff)
+        for source in select(tuple(sources) if sources else None)
+    ]
+    done = [0] * len(runs)
+
+    def tick(number: int) -> None:
+        done[number] += 1
+        if progress:
+            progress(runs[number].source.name, done[number], len(runs[number].jobs))
+
+    groups = [(r.source, r.jobs) for r in runs]
+    for number, outcome in read_all(groups, config, tick):
+        _take(runs[number], outcome, index, str(root))
     everything: list[Session] = []
     tallies: dict[str, Tally] = {}
-    for source in select(tuple(sources) if sources else None):
-        found, tally = _harvest_source(source, config, index, cutoff, progress)
-        everything.extend(found)
-        if source.harness in tallies:
-            tallies[source.harness].merge(tally)
+    for r in runs:
+        everything.extend(_finish(r, cutoff))
+        if r.source.harness in tallies:
+            tallies[r.source.harness].merge(r.tally)
         else:
-            tallies[source.harness] = tally
+            tallies[r.source.harness] = r.tally
     everything.sort(key=lambda s: (s.started_at, s.harness, s.session_id))
     return HarvestResult(tuple(everything), {h: t.freeze() for h, t in tallies.items()})

@@ -160,38 +160,56 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")
 
 
-def _parallel(source: Source, jobs: Sequence[ReadJob]) -> int:
+def _parallel(groups: Sequence[tuple[Source, Sequence[ReadJob]]]) -> int:
     """How many worker processes to use (0: read in this process)."""
     cpus = os.cpu_count() or 1
+    jobs = [j for source, js in groups if _importable(source) for j in js]
     pending = sum(max(0, j.fid.size - j.offset) for j in jobs)
-    importable = type(source).__module__.startswith("skillopt_sleep.")
-    if cpus < 2 or not importable or len(jobs) < PARALLEL_MIN_FILES or pending < PARALLEL_MIN_BYTES:
+    if cpus < 2 or len(jobs) < PARALLEL_MIN_FILES or pending < PARALLEL_MIN_BYTES:
         return 0
     return min(cpus, MAX_WORKERS)
 
 
+def _importable(source: Source) -> bool:
+    """A worker finds a source by name in the registry, so only the package's own qualify."""
+    return type(source).__module__.startswith("skillopt_sleep.")
+
+
 def read_all(
-    source: Source,
-    jobs: Sequence[ReadJob],
+    groups: Sequence[tuple[Source, Sequence[ReadJob]]],
     config: HarvestConfig,
-    on_done: Callable[[], None] | None = None,
-) -> Iterator[ReadOutcome]:
-    """Outcomes in job order."""
-    workers = _parallel(source, jobs)
+    on_done: Callable[[int], None] | None = None,
+) -> Iterator[tuple[int, ReadOutcome]]:
+    """(group index, outcome) in group and job order; ``on_done`` gets the group index.
+
+    All groups share one pool, which gets every job up front: workers read the next source
+    while the caller is still busy with the outcomes of the previous one.
+    """
+    workers = _parallel(groups)
     if not workers:
-        for job in jobs:
-            yield read_file(source, job, config)
-            if on_done:
-                on_done()
+        for number, (source, jobs) in enumerate(groups):
+            for job in jobs:
+                yield number, read_file(source, job, config)
+                if on_done:
+                    on_done(number)
         return
-    ctx = _context()
-    args = [(source.name, job, config) for job in jobs]
+    pooled = [
+        (n, job) for n, (source, jobs) in enumerate(groups) if _importable(source) for job in jobs
+    ]
+    args = [(groups[n][0].name, job, config) for n, job in pooled]
+    chunk = max(1, min(32, len(args) // (workers * 8)))
     init = (redaction.default_redactor(),)
     with ProcessPoolExecutor(
-        workers, mp_context=ctx, initializer=_init_worker, initargs=init
+        workers, mp_context=_context(), initializer=_init_worker, initargs=init
     ) as pool:
-        for outcome in pool.map(_work, args, chunksize=max(1, min(32, len(jobs) // (workers * 8)))):
-            outcome.job.state = unpack(outcome.packed)
-            yield outcome
-            if on_done:
-                on_done()
+        results = pool.map(_work, args, chunksize=chunk)
+        for number, (source, jobs) in enumerate(groups):
+            for job in jobs:
+                if _importable(source):
+                    outcome = next(results)
+                    outcome.job.state = unpack(outcome.packed)
+                else:
+                    outcome = read_file(source, job, config)
+                yield number, outcome
+                if on_done:
+                    on_done(number)
