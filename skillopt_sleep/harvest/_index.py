@@ -4,7 +4,9 @@ Per file it stores the identity (device, inode, size, mtime, head hash), the byt
 last complete line read, the session key, whether the file is in the project's scope, and the
 parsed :class:`FileState` (JSON), so a grown file is finished from its new bytes alone.
 Writes happen in one transaction that is committed only when the caller says so; an interrupted
-harvest leaves the previous checkpoint untouched.
+harvest leaves the previous checkpoint untouched. A rollback journal, not WAL: a cold harvest
+writes tens of MB of fresh pages, which a rollback journal writes once and WAL twice (~3x the
+commit cost, measured), and nothing reads the index concurrently.
 """
 
 from __future__ import annotations
@@ -64,8 +66,10 @@ class HarvestIndex:
         if isinstance(location, Path):
             location.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(str(location), isolation_level="DEFERRED")
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
+        try:
+            self._db.execute("PRAGMA journal_mode=TRUNCATE")
+        except sqlite3.OperationalError:
+            pass  # another connection holds the file in WAL mode: keep it
         self._db.executescript(_SCHEMA)
         row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         if row is None:
