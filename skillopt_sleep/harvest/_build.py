@@ -8,10 +8,10 @@ without a user request). Pure: no I/O.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePath
-from typing import Any
+from typing import Any, NamedTuple
 
 from skillopt_sleep.harvest import signals
 from skillopt_sleep.harvest._events import (
@@ -23,7 +23,7 @@ from skillopt_sleep.harvest._events import (
     FileState,
     to_utc,
 )
-from skillopt_sleep.records import Harness, Session, ToolCall, Turn
+from skillopt_sleep.records import Harness, Session, Signal, SignalKind, ToolCall, Turn
 
 
 @lru_cache(maxsize=1024)
@@ -41,24 +41,48 @@ def in_project(cwd: str, project: str) -> bool:
     return here == root or root in here.parents
 
 
-@dataclass
-class _Assistant:
-    ts: float | None
-    texts: list[str] = field(default_factory=list)
-    calls: list[dict[str, Any]] = field(default_factory=list)
+# A session as plain tuples, the form a worker process sends back (pickling records is slow):
+# Call = (call_id, name, input, result, is_error, exit_code); Step = (role, text, ts, calls).
+Call = tuple[str, str, str, str, bool, "int | None"]
+Step = tuple[str, str, "float | None", tuple[Call, ...]]
 
 
-def _tool(call: dict[str, Any]) -> ToolCall:
-    exit_code = call.get("exit_code")
-    is_error = bool(call.get("is_error")) or (exit_code is not None and exit_code != 0)
-    return ToolCall(
-        call_id=call["id"],
-        name=call.get("name") or "",
-        input_excerpt=call.get("input") or "",
-        result_excerpt=call.get("result") or "",
-        is_error=is_error,
-        exit_code=exit_code,
-    )
+class Draft(NamedTuple):
+    harness: Harness
+    session_id: str
+    project: str
+    cwd: str
+    started: float
+    ended: float
+    steps: tuple[Step, ...]
+    signals: tuple[tuple[str, int, str], ...]  # (kind, turn index, excerpt)
+    model: str
+    git_branch: str
+    source_files: tuple[str, ...]
+
+    def session(self) -> Session:
+        turns = tuple(
+            Turn(
+                role,
+                text,
+                None if ts is None else to_utc(ts),
+                tuple(ToolCall(*c) for c in calls) if calls else (),
+            )
+            for role, text, ts, calls in self.steps
+        )
+        return Session(
+            harness=self.harness,
+            session_id=self.session_id,
+            project=self.project,
+            cwd=self.cwd,
+            started_at=to_utc(self.started),
+            ended_at=to_utc(self.ended),
+            turns=turns,
+            signals=tuple(Signal(SignalKind(k), i, e) for k, i, e in self.signals),
+            model=self.model,
+            git_branch=self.git_branch,
+            source_files=self.source_files,
+        )
 
 
 def _ordered_events(states: Sequence[FileState]) -> list[list[Any]]:
@@ -75,25 +99,18 @@ def _ordered_events(states: Sequence[FileState]) -> list[list[Any]]:
     return merged
 
 
-def build_turns(
+def build_steps(
     events: Sequence[list[Any]],
-) -> tuple[tuple[Turn, ...], list[int], float | None, float | None]:
-    """Turns, indices of interrupted user turns, and the first / last timestamps."""
-    turns: list[Turn | _Assistant] = []  # assistant turns stay open until the end: late results
+) -> tuple[tuple[Step, ...], list[int], float | None, float | None]:
+    """Turns (as steps), indices of interrupted user turns, and the first / last timestamps."""
+    steps: list[Step | list[Any]] = []  # assistant turns stay open until the end: late results
     interrupted: list[int] = []
-    pending: _Assistant | None = None
-    calls: dict[str, dict[str, Any]] = {}
+    pending: list[Any] | None = None  # [ts, texts, calls] of the open assistant turn
+    calls: dict[str, list[Any]] = {}  # call_id -> [call_id, name, input, result, error, exit]
     seen: set[str] = set()
     first: float | None = None
     last: float | None = None
     last_user: int | None = None
-
-    def flush() -> None:
-        nonlocal pending
-        if pending is not None and (pending.texts or pending.calls):
-            turns.append(pending)
-        pending = None
-
     for event in events:
         kind, ts, key = event[0], event[1], event[2]
         if key is not None:
@@ -102,53 +119,96 @@ def build_turns(
                 continue
             seen.add(key)
         if ts is not None:
-            first = ts if first is None or ts < first else first
-            last = ts if last is None or ts > last else last
+            if first is None or ts < first:
+                first = ts
+            if last is None or ts > last:
+                last = ts
         if kind == USER:
             if not event[3]:
                 continue
-            flush()
-            last_user = len(turns)
-            turns.append(Turn("user", event[3], to_utc(ts) if ts is not None else None))
+            if pending is not None and (pending[1] or pending[2]):
+                steps.append(pending)
+            pending = None
+            last_user = len(steps)
+            steps.append(("user", event[3], ts, ()))
         elif kind in (ASSISTANT, CALL):
             if pending is None:
-                pending = _Assistant(ts)
+                pending = [ts, [], []]
             if kind == ASSISTANT:
                 if event[3]:
-                    pending.texts.append(event[3])
+                    pending[1].append(event[3])
             else:
-                call_id = event[3]
-                if call_id in calls:
-                    known = calls[call_id]
-                    known["name"] = known.get("name") or event[4]
-                    known["input"] = known.get("input") or event[5]
+                known = calls.get(event[3])
+                if known is None:
+                    calls[event[3]] = known = [event[3], event[4], event[5], None, False, None]
+                    pending[2].append(known)
                 else:
-                    calls[call_id] = {"id": call_id, "name": event[4], "input": event[5]}
-                    pending.calls.append(calls[call_id])
+                    known[1] = known[1] or event[4]
+                    known[2] = known[2] or event[5]
         elif kind == RESULT:
-            call = calls.get(event[3])
-            if call is not None:
-                call["result"] = call.get("result") or event[4]
-                call["is_error"] = bool(call.get("is_error")) or bool(event[5])
-                if call.get("exit_code") is None and event[6] is not None:
-                    call["exit_code"] = event[6]
+            known = calls.get(event[3])
+            if known is not None:
+                known[3] = known[3] or event[4]
+                known[4] = known[4] or bool(event[5])
+                if known[5] is None and event[6] is not None:
+                    known[5] = event[6]
         elif kind == INTERRUPT and last_user is not None:
             interrupted.append(last_user)
-    flush()
-    return tuple(_close(t) for t in turns), interrupted, first, last
+    if pending is not None and (pending[1] or pending[2]):
+        steps.append(pending)
+    return tuple(_close(s) for s in steps), interrupted, first, last
 
 
-def _close(turn: Turn | _Assistant) -> Turn:
-    if isinstance(turn, Turn):
-        return turn
-    stamp = to_utc(turn.ts) if turn.ts is not None else None
-    return Turn("assistant", "\n\n".join(turn.texts), stamp, tuple(_tool(c) for c in turn.calls))
+def _close(step: Step | list[Any]) -> Step:
+    if isinstance(step, tuple):
+        return step
+    ts, texts, calls = step
+    return ("assistant", "\n\n".join(texts), ts, tuple(_call(c) for c in calls))
+
+
+def _call(call: list[Any]) -> Call:
+    call_id, name, input_text, result, is_error, exit_code = call
+    failed = bool(is_error) or (exit_code is not None and exit_code != 0)
+    return (call_id, name or "", input_text or "", result or "", failed, exit_code)
 
 
 @dataclass(frozen=True)
 class Built:
     session: Session | None
     skipped: str = ""  # why no session came out
+
+
+def draft(
+    harness: Harness,
+    session_id: str,
+    project: str,
+    states: Sequence[FileState],
+    source_files: Sequence[str],
+    fallback_ts: float,
+) -> Draft | str:
+    """One session from the states of the files that hold it, or why there is none."""
+    if any(s.meta.get("engine") for s in states):
+        return "engine session"
+    steps, interrupted, first, last = build_steps(_ordered_events(states))
+    if not any(s[0] == "user" for s in steps):
+        return "no user request"
+
+    def meta(key: str) -> str:
+        return next((str(s.meta[key]) for s in states if s.meta.get(key)), "")
+
+    return Draft(
+        harness,
+        session_id,
+        project,
+        meta("cwd"),
+        first if first is not None else fallback_ts,
+        last if last is not None else fallback_ts,
+        steps,
+        signals.detect(steps, interrupted),
+        meta("model"),
+        meta("git_branch"),
+        tuple(sorted(source_files)),
+    )
 
 
 def assemble(
@@ -160,26 +220,5 @@ def assemble(
     fallback_ts: float,
 ) -> Built:
     """Build one session from the states of the files that hold it."""
-    if any(s.meta.get("engine") for s in states):
-        return Built(None, "engine session")
-    turns, interrupted, first, last = build_turns(_ordered_events(states))
-    if not any(t.role == "user" for t in turns):
-        return Built(None, "no user request")
-
-    def meta(key: str) -> str:
-        return next((str(s.meta[key]) for s in states if s.meta.get(key)), "")
-
-    session = Session(
-        harness=harness,
-        session_id=session_id,
-        project=project,
-        cwd=meta("cwd"),
-        started_at=to_utc(first if first is not None else fallback_ts),
-        ended_at=to_utc(last if last is not None else fallback_ts),
-        turns=turns,
-        signals=signals.detect(turns, interrupted),
-        model=meta("model"),
-        git_branch=meta("git_branch"),
-        source_files=tuple(sorted(source_files)),
-    )
-    return Built(session)
+    made = draft(harness, session_id, project, states, source_files, fallback_ts)
+    return Built(None, made) if isinstance(made, str) else Built(made.session())

@@ -1,16 +1,25 @@
 """Feedback evidence from a session's turns: corrections, approvals, retries, tool errors, interrupts.
 
-Pure functions over ``Turn``s. A signal's ``turn_index`` is the index (in ``Session.turns``) of the
-user request it judges: a correction judges the request before it, a tool error the request whose
-reply failed.
+Pure functions over a session's turns. A signal's ``turn_index`` is the index (in
+``Session.turns``) of the user request it judges: a correction judges the request before it, a
+tool error the request whose reply failed.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from typing import Any
 
-from skillopt_sleep.records import Signal, SignalKind, Turn
+from skillopt_sleep.records import SignalKind
+
+Step = tuple[str, str, Any, tuple[tuple[Any, ...], ...]]  # see ``_build.Step``
+Signal_ = tuple[str, int, str]  # (SignalKind value, turn index, excerpt)
+TOOL_ERROR, RETRY, INTERRUPTED = (
+    SignalKind.TOOL_ERROR.value,
+    SignalKind.RETRY.value,
+    SignalKind.INTERRUPTED.value,
+)
 
 _CORRECTION = re.compile(
     r"^\s*(?:no\b|nope\b|wrong\b|not quite\b|incorrect\b|actually,? no\b|that'?s not\b|undo\b|revert\b)"
@@ -39,7 +48,9 @@ def _words(text: str) -> frozenset[str]:
 
 
 def _similar(a: frozenset[str], b: frozenset[str]) -> bool:
-    if len(a) < 3 or len(b) < 3:
+    """Jaccard similarity; it is at most min / max of the sizes, which rejects most pairs early."""
+    small, large = sorted((len(a), len(b)))
+    if small < 3 or small < RETRY_SIMILARITY * large:
         return False
     return len(a & b) / len(a | b) >= RETRY_SIMILARITY
 
@@ -85,32 +96,36 @@ def classify(text: str) -> SignalKind | None:
     return None
 
 
-def detect(turns: Sequence[Turn], interrupted: Iterable[int] = ()) -> tuple[Signal, ...]:
-    """Signals for ``turns``; ``interrupted`` holds indices of user turns the user cut short."""
-    found: list[Signal] = []
+def detect(steps: Sequence[Step], interrupted: Iterable[int] = ()) -> tuple[Signal_, ...]:
+    """Signals for a session's turns, as ``(kind, turn index, excerpt)``.
+
+    ``steps``: the turns as ``(role, text, ts, calls)`` tuples (see ``_build``); ``interrupted``
+    holds indices of user turns the user cut short.
+    """
+    found: list[Signal_] = []
     requests: list[tuple[int, frozenset[str]]] = []  # (turn index, words) of prior user turns
     last_user: int | None = None
-    for index, turn in enumerate(turns):
-        if turn.role == "assistant":
+    for index, (role, text, _ts, calls) in enumerate(steps):
+        if role == "assistant":
             if last_user is not None:
-                for tool in turn.tool_calls:
-                    if tool.is_error:
-                        excerpt = f"{tool.name}: {tool.result_excerpt}"[:EXCERPT]
-                        found.append(Signal(SignalKind.TOOL_ERROR, last_user, excerpt))
+                for call in calls:
+                    if call[4]:
+                        found.append((TOOL_ERROR, last_user, f"{call[1]}: {call[3]}"[:EXCERPT]))
             continue
-        kind = classify(turn.text) if last_user is not None else None
-        excerpt = turn.text[:EXCERPT]
+        kind = classify(text) if last_user is not None else None
+        excerpt = text[:EXCERPT]
         if kind is not None and last_user is not None:
-            found.append(Signal(kind, last_user, excerpt))
-        words = _words(turn.text)
+            found.append((kind.value, last_user, excerpt))
         if kind is None:
-            for prior_index, prior_words in reversed(requests):
-                if _similar(words, prior_words):
-                    found.append(Signal(SignalKind.RETRY, prior_index, excerpt))
-                    break
+            words = _words(text)
+            if len(words) >= 3:
+                for prior_index, prior_words in reversed(requests):
+                    if _similar(words, prior_words):
+                        found.append((RETRY, prior_index, excerpt))
+                        break
             requests.append((index, words))
         last_user = index
     for index in sorted(set(interrupted)):
-        if 0 <= index < len(turns) and turns[index].role == "user":
-            found.append(Signal(SignalKind.INTERRUPTED, index, turns[index].text[:EXCERPT]))
+        if 0 <= index < len(steps) and steps[index][0] == "user":
+            found.append((INTERRUPTED, index, steps[index][1][:EXCERPT]))
     return tuple(found)
