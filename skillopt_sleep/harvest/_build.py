@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePath
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from skillopt_sleep.harvest import signals
 from skillopt_sleep.harvest._events import (
@@ -44,7 +44,8 @@ def in_project(cwd: str, project: str) -> bool:
 # A session as plain tuples, the form a worker process sends back (pickling records is slow):
 # Call = (call_id, name, input, result, is_error, exit_code); Step = (role, text, ts, calls).
 Call = tuple[str, str, str, str, bool, "int | None"]
-Step = tuple[str, str, "float | None", tuple[Call, ...]]
+Role = Literal["user", "assistant"]
+Step = tuple[Role, str, "float | None", tuple[Call, ...]]
 
 
 class Draft(NamedTuple):

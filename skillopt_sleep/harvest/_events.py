@@ -132,6 +132,7 @@ def interrupt(ts: float | None, key: str | None = None) -> Event:
 def parse_ts(value: object) -> float | None:
     """Epoch seconds (UTC) from ISO-8601 text or an epoch number (s or ms); naive means UTC."""
     if isinstance(value, str) and value:
+        moment: datetime | None
         try:
             moment = datetime.fromisoformat(value)  # 3.11+ reads the usual ``...Z`` stamps as is
         except ValueError:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
-from skillopt_sleep.harvest._build import Built, assemble, in_project
+from skillopt_sleep.harvest._build import Draft, draft, in_project
 from skillopt_sleep.harvest._events import FileState
 from skillopt_sleep.harvest._index import FileRow, HarvestIndex
 from skillopt_sleep.harvest._lines import continues, stat_id, unchanged
@@ -90,7 +90,7 @@ class _SourceRun:
     tally: Tally
     discovered: set[str]  # files moved away (e.g. archived) no longer count
     jobs: list[ReadJob]
-    built: dict[str, Built | str] = field(default_factory=dict)  # str: why it was skipped
+    built: dict[str, Draft | str] = field(default_factory=dict)  # str: why it was skipped
     mtimes: dict[str, float] = field(default_factory=dict)
 
 
@@ -117,29 +117,25 @@ def _take(run: _SourceRun, outcome: ReadOutcome, index: HarvestIndex, project: s
         return
     tally.files_read += 1
     tally.bytes_read += outcome.bytes_read
-    state, path = job.state, str(job.path)
-    key = source.session_key(state, job.path)
-    cwd = source.project_dir(state)
-    scoped = not cwd or in_project(cwd, project)
-    index.put(
-        FileRow(path, source.name, outcome.stamped, outcome.offset, key, scoped),
-        state,
-        outcome.packed,
-    )
-    if not scoped:
+    path, key = str(job.path), outcome.key
+    row = FileRow(path, source.name, outcome.stamped, outcome.offset, key, outcome.scoped)
+    index.put(row, job.state, outcome.packed)
+    if not outcome.scoped:
         tally.skipped_sessions["other project"] += 1
         return
-    if not outcome.bytes_read and job.resumed:  # a lone half line changes nothing
+    if outcome.alone is None:  # a lone half line changes nothing
         return
     run.mtimes[key] = max(run.mtimes.get(key, 0.0), job.fid.mtime_ns / 1e9)
     paths = [p for p in index.session_paths(source.name, key) if p in run.discovered]
-    merged = [state if p == path else index.state(p) for p in paths]
+    if paths == [path]:
+        run.built[key] = outcome.alone
+        return
+    merged = [index.state(p) for p in paths]
     cwd = next((source.project_dir(s) for s in merged if source.project_dir(s)), "")
     if not in_project(cwd, project):
         run.built[key] = "no working directory recorded" if not cwd else "other project"
         return
-    built = assemble(source.harness, key, project, merged, paths, run.mtimes[key])
-    run.built[key] = built if built.session is not None else built.skipped
+    run.built[key] = draft(source.harness, key, project, merged, paths, run.mtimes[key])
 
 
 def _finish(run: _SourceRun, cutoff: float | None) -> list[Session]:
@@ -147,13 +143,12 @@ def _finish(run: _SourceRun, cutoff: float | None) -> list[Session]:
     for built in run.built.values():
         if isinstance(built, str):
             run.tally.skipped_sessions[built] += 1
-        elif built.session is None:
-            run.tally.skipped_sessions[built.skipped] += 1
-        elif cutoff is not None and built.session.ended_at.timestamp() < cutoff:
+        elif cutoff is not None and built.ended < cutoff:
             run.tally.skipped_sessions["older than --since"] += 1
         else:
-            sessions.append(built.session)
-            run.tally.count(built.session)
+            session = built.session()
+            sessions.append(session)
+            run.tally.count(session)
     return sessions
 
 

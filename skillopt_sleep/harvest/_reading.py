@@ -1,7 +1,7 @@
 """Reading transcript files into :class:`FileState`s: one file per job, in parallel when it pays.
 
-A job folds the complete lines after an offset into a state, seals (redacts) what it added, and
-reports where the next read starts and what it skipped. Large cold harvests spread jobs over
+A job folds the complete lines after an offset into a state, seals (redacts) what it added,
+drafts the file's session, and reports where the next read starts and what it skipped. Large cold harvests spread jobs over
 worker processes; each worker gets the parent's configured redactor, so user patterns apply there
 too.
 """
@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillopt_core import redaction
+from skillopt_sleep.harvest._build import Draft, draft, in_project
 from skillopt_sleep.harvest._events import FileState, seal
-from skillopt_sleep.harvest._index import pack, unpack
+from skillopt_sleep.harvest._index import pack
 from skillopt_sleep.harvest._lines import FileId, LineRead, iter_lines, with_head
 from skillopt_sleep.harvest._registry import (
     Feed,
@@ -52,6 +53,10 @@ class ReadOutcome:
     skipped: Counter[str] = field(default_factory=Counter)
     error: str = ""
     packed: bytes = b""  # the state as stored in the index, when it was read in a worker
+    key: str = ""  # the session key, working directory and scope of the file read
+    cwd: str = ""
+    scoped: bool = False
+    alone: Draft | str | None = None  # the session if this file were its only one (see conclude)
 
     @property
     def bytes_read(self) -> int:
@@ -77,6 +82,26 @@ def read_file(source: Source, job: ReadJob, config: HarvestConfig) -> ReadOutcom
         outcome.skipped[f"line over {config.max_line_bytes >> 20} MiB"] += read.oversized
     outcome.offset = read.offset
     return outcome
+
+
+def conclude(source: Source, outcome: ReadOutcome, config: HarvestConfig) -> None:
+    """Key and scope the file read, and draft its session as if no other file held it.
+
+    Done where the file was read, so a worker ships a compact draft instead of the parent
+    decoding the state; the parent uses the draft when the index confirms the file is alone.
+    """
+    job, project = outcome.job, str(config.project)
+    state = job.state
+    outcome.key = key = source.session_key(state, job.path)
+    outcome.cwd = cwd = source.project_dir(state)
+    outcome.scoped = not cwd or in_project(cwd, project)
+    if outcome.error or not outcome.scoped or not (outcome.bytes_read or not job.resumed):
+        return
+    if not in_project(cwd, project):
+        outcome.alone = "no working directory recorded" if not cwd else "other project"
+        return
+    mtime = job.fid.mtime_ns / 1e9
+    outcome.alone = draft(source.harness, key, project, [state], [str(job.path)], mtime)
 
 
 def _tail(
@@ -147,7 +172,9 @@ def _work(args: tuple[str, ReadJob, HarvestConfig]) -> ReadOutcome:
     """Read in a worker; the state travels back packed (the index stores it so anyway), as one
     bytes object is far cheaper to pickle than thousands of event lists."""
     name, job, config = args
-    outcome = read_file(load_sources().get(name), job, config)
+    source = load_sources().get(name)
+    outcome = read_file(source, job, config)
+    conclude(source, outcome, config)
     outcome.packed = pack(job.state)
     job.state = FileState()
     return outcome
@@ -189,7 +216,9 @@ def read_all(
     if not workers:
         for number, (source, jobs) in enumerate(groups):
             for job in jobs:
-                yield number, read_file(source, job, config)
+                outcome = read_file(source, job, config)
+                conclude(source, outcome, config)
+                yield number, outcome
                 if on_done:
                     on_done(number)
         return
@@ -206,10 +235,10 @@ def read_all(
         for number, (source, jobs) in enumerate(groups):
             for job in jobs:
                 if _importable(source):
-                    outcome = next(results)
-                    outcome.job.state = unpack(outcome.packed)
+                    outcome = next(results)  # its state stays packed until someone needs it
                 else:
                     outcome = read_file(source, job, config)
+                    conclude(source, outcome, config)
                 yield number, outcome
                 if on_done:
                     on_done(number)
