@@ -90,7 +90,7 @@ class _SourceRun:
     tally: Tally
     discovered: set[str]  # files moved away (e.g. archived) no longer count
     jobs: list[ReadJob]
-    built: dict[str, Draft | str] = field(default_factory=dict)  # str: why it was skipped
+    built: dict[str, Session | str] = field(default_factory=dict)  # str: why it was skipped
     mtimes: dict[str, float] = field(default_factory=dict)
 
 
@@ -128,14 +128,19 @@ def _take(run: _SourceRun, outcome: ReadOutcome, index: HarvestIndex, project: s
     run.mtimes[key] = max(run.mtimes.get(key, 0.0), job.fid.mtime_ns / 1e9)
     paths = [p for p in index.session_paths(source.name, key) if p in run.discovered]
     if paths == [path]:
-        run.built[key] = outcome.alone
+        run.built[key] = _made(outcome.alone)
         return
     merged = [index.state(p) for p in paths]
     cwd = next((source.project_dir(s) for s in merged if source.project_dir(s)), "")
     if not in_project(cwd, project):
         run.built[key] = "no working directory recorded" if not cwd else "other project"
         return
-    run.built[key] = draft(source.harness, key, project, merged, paths, run.mtimes[key])
+    run.built[key] = _made(draft(source.harness, key, project, merged, paths, run.mtimes[key]))
+
+
+def _made(built: Draft | str) -> Session | str:
+    """Records are made as drafts arrive, while workers still read (a reason passes through)."""
+    return built if isinstance(built, str) else built.session()
 
 
 def _finish(run: _SourceRun, cutoff: float | None) -> list[Session]:
@@ -143,12 +148,11 @@ def _finish(run: _SourceRun, cutoff: float | None) -> list[Session]:
     for built in run.built.values():
         if isinstance(built, str):
             run.tally.skipped_sessions[built] += 1
-        elif cutoff is not None and built.ended < cutoff:
+        elif cutoff is not None and built.ended_at.timestamp() < cutoff:
             run.tally.skipped_sessions["older than --since"] += 1
         else:
-            session = built.session()
-            sessions.append(session)
-            run.tally.count(session)
+            sessions.append(built)
+            run.tally.count(built)
     return sessions
 
 
