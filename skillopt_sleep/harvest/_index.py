@@ -11,6 +11,7 @@ commit cost, measured), and nothing reads the index concurrently.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,10 +67,8 @@ class HarvestIndex:
         if isinstance(location, Path):
             location.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(str(location), isolation_level="DEFERRED")
-        try:
+        with contextlib.suppress(sqlite3.OperationalError):  # another connection keeps it WAL
             self._db.execute("PRAGMA journal_mode=TRUNCATE")
-        except sqlite3.OperationalError:
-            pass  # another connection holds the file in WAL mode: keep it
         self._db.executescript(_SCHEMA)
         row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         if row is None:
