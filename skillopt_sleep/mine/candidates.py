@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from skillopt_sleep.mine.feedback import classify_followup, excerpt
+from skillopt_sleep.mine.feedback import classify_followup, excerpt, is_followup
 from skillopt_sleep.records import Harness, Session, Signal, SignalKind, Turn
 
 Outcome = Literal["failed", "succeeded", "unknown"]
@@ -62,9 +62,7 @@ def _starts(session: Session) -> list[int]:
         key = normalize(turn.text)
         if turn.role != "user" or not key or key in seen:
             continue
-        if starts and (
-            classify_followup(turn.text) is not None or len(key.split()) < MIN_REQUEST_WORDS
-        ):
+        if starts and (is_followup(turn.text) or len(key.split()) < MIN_REQUEST_WORDS):
             continue
         starts.append(index)
         seen.add(key)

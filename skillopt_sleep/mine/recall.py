@@ -8,7 +8,7 @@ they are what the gate measures, and letting them into reflection would leak the
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,7 +51,3 @@ def recall_k(
         order = [j for j in np.argsort(-score, kind="stable")[:k] if np.isfinite(score[j])]
         out[item.task_id] = tuple(items[j].task_id for j in order)
     return out
-
-
-def recall_map(recalled: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
-    return {key: list(value) for key, value in recalled.items()}

@@ -145,3 +145,9 @@ def test_dream_is_deterministic_for_mock() -> None:
     task = Task("t1", "f", "Fix the login test", "", split="train")
     assert [t.intent for t in dream([task], 2)] == [t.intent for t in dream([task], 2)]
     assert dream([Task("t2", "f", "x", "", split="val")], 3) == []
+
+
+def test_a_bare_keep_going_never_opens_a_new_request() -> None:
+    texts = ["fix the failing login test in tests/test_auth.py", "please continue", "keep going"]
+    found = candidates_from_session(session("k1", "/home/dev/webapp", texts))
+    assert [c.text for c in found] == ["fix the failing login test in tests/test_auth.py"]
