@@ -72,7 +72,9 @@ def quality(name: str) -> dict[str, object]:
 
     def score(threshold: float, rows: np.ndarray | None = None) -> tuple[float, float]:
         idx = np.arange(len(truth)) if rows is None else np.flatnonzero(rows)
-        labels = cluster_vectors(vectors[idx], embedder.similarity, float(threshold))
+        labels = cluster_vectors(
+            vectors[idx], embedder.similarity, float(threshold), shortlist=embedder.shortlist
+        )
         return adjusted_rand_score(truth[idx], labels), v_measure_score(truth[idx], labels)
 
     sweep = {float(t): score(t) for t in SWEEP}

@@ -2,8 +2,8 @@
 
 Tables: ``occurrences`` (one per session request; a re-harvested session updates its row, never
 adds a duplicate), ``requests`` (one per distinct request text: family, split, nights seen),
-``embeddings`` (vector per text hash and embedder — only for embedders whose vectors depend on
-the text alone) and ``families`` (the synthesised judge, with a fingerprint of the members it
+``embeddings`` (an encoded request per text hash and embedder cache key — only for embedders
+whose encoding depends on the text alone) and ``families`` (the synthesised judge, with a fingerprint of the members it
 was made from so it is re-synthesised only when the family changed).
 """
 
@@ -12,13 +12,11 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from skillopt_sleep.mine.candidates import Candidate, normalize
 from skillopt_sleep.mine.synth import JudgeSpec
@@ -148,33 +146,33 @@ class Archive:
                 [(f, h) for h, f in families.items()],
             )
 
-    def set_splits(self, splits: dict[str, str]) -> None:
+    def set_splits(self, splits: Mapping[str, str]) -> None:
         with self._db:
             self._db.executemany(
                 "UPDATE requests SET split = ? WHERE text_hash = ?",
                 [(s, h) for h, s in splits.items()],
             )
 
-    def embeddings(self, hashes: Sequence[str], embedder: str) -> dict[str, np.ndarray]:
-        found: dict[str, np.ndarray] = {}
+    def embeddings(self, hashes: Sequence[str], cache_key: str) -> dict[str, bytes]:
+        """Cached encodings of ``hashes`` under an embedder's ``cache_key`` (missing ones absent)."""
+        found: dict[str, bytes] = {}
         for start in range(0, len(hashes), 500):
             chunk = list(hashes[start : start + 500])
             marks = ",".join("?" * len(chunk))
             for digest, blob in self._db.execute(
                 f"SELECT text_hash, vector FROM embeddings WHERE embedder = ? AND text_hash IN ({marks})",
-                (embedder, *chunk),
+                (cache_key, *chunk),
             ):
-                found[digest] = np.frombuffer(blob, dtype=np.float32)
+                found[digest] = bytes(blob)
         return found
 
-    def put_embeddings(self, embedder: str, vectors: dict[str, np.ndarray]) -> None:
+    def put_embeddings(self, cache_key: str, encodings: dict[str, bytes]) -> None:
+        """Store encodings; entries under any other key (an older encoding) are dropped."""
         with self._db:
+            self._db.execute("DELETE FROM embeddings WHERE embedder != ?", (cache_key,))
             self._db.executemany(
                 "INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)",
-                [
-                    (h, embedder, np.asarray(v, dtype=np.float32).tobytes())
-                    for h, v in vectors.items()
-                ],
+                [(h, cache_key, blob) for h, blob in encodings.items()],
             )
 
     def spec(self, family: str, fingerprint: str) -> JudgeSpec | None:

@@ -34,55 +34,69 @@ from typing import Any
 import numpy as np
 
 Similarity = Callable[[Any, Any], np.ndarray]
+Shortlist = Callable[[Any, int], np.ndarray]  # (vectors, m) -> n x m candidate neighbour rows
 BLOCK = 1024
 KNN = 30
 SCALE_K = 10
 MAX_COMPONENT = 2500
 EDGE_STEP = 0.05
+SHORTLIST_FACTOR = 3
 
 
-def _rows(matrix: Any, start: int, stop: int) -> Any:
-    return matrix[start:stop]
+def nearest(
+    vectors: Any, similarity: Similarity, k: int, shortlist: Shortlist | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's ``k`` most similar other rows and those similarities (``n x k`` each).
+
+    Without a ``shortlist`` every pair is scored, block by block; with one, only each row's
+    ``SHORTLIST_FACTOR * k`` shortlisted candidates are, for similarities too costly for all pairs."""
+    n = vectors.shape[0]
+    k = min(k, n - 1)
+    top = np.zeros((n, max(k, 0)), dtype=np.int64)
+    top_sims = np.zeros((n, max(k, 0)), dtype=np.float32)
+    if k <= 0:
+        return top, top_sims
+    if shortlist is not None:
+        candidates = shortlist(vectors, min(n - 1, SHORTLIST_FACTOR * k))
+        for i in range(n):
+            sims = similarity(vectors[i : i + 1], vectors[candidates[i]])[0]
+            best = np.argpartition(-sims, k - 1)[:k]
+            top[i], top_sims[i] = candidates[i][best], sims[best]
+        return top, top_sims
+    for start in range(0, n, BLOCK):
+        stop = min(start + BLOCK, n)
+        sims = similarity(vectors[start:stop], vectors)
+        sims[np.arange(stop - start), np.arange(start, stop)] = -1.0
+        best = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        top[start:stop] = best
+        top_sims[start:stop] = np.take_along_axis(sims, best, axis=1)
+    return top, top_sims
 
 
 def neighbour_graph(
-    vectors: Any, similarity: Similarity, threshold: float, knn: int = KNN, scale_k: int = SCALE_K
+    vectors: Any,
+    similarity: Similarity,
+    threshold: float,
+    knn: int = KNN,
+    scale_k: int = SCALE_K,
+    shortlist: Shortlist | None = None,
 ) -> tuple[Any, np.ndarray]:
     """Sparse symmetric graph (an edge i-j when j is among i's ``knn`` most similar and sim >= t)
     and each row's similarity to its ``scale_k``-th nearest neighbour (0 without neighbours)."""
     from scipy.sparse import coo_matrix
 
     n = vectors.shape[0]
-    rows: list[np.ndarray] = []
-    cols: list[np.ndarray] = []
-    vals: list[np.ndarray] = []
+    top, top_sims = nearest(vectors, similarity, knn, shortlist)
     kth = np.zeros(n, dtype=np.float64)
-    for start in range(0, n, BLOCK):
-        stop = min(start + BLOCK, n)
-        sims = similarity(_rows(vectors, start, stop), vectors)
-        sims[np.arange(stop - start), np.arange(start, stop)] = -1.0
-        k = min(knn, n - 1)
-        if k <= 0:
-            break
-        top = (
-            np.argpartition(-sims, k - 1, axis=1)[:, :k]
-            if k < n
-            else np.argsort(-sims, axis=1)[:, :k]
-        )
-        top_sims = np.take_along_axis(sims, top, axis=1)
-        s = min(scale_k, k) - 1
-        kth[start:stop] = -np.partition(-top_sims, s, axis=1)[:, s]
-        keep = top_sims >= threshold
-        block_rows = np.repeat(np.arange(start, stop), k).reshape(stop - start, k)
-        rows.append(block_rows[keep])
-        cols.append(top[keep])
-        vals.append(top_sims[keep])
-    if not rows:
+    k = top.shape[1]
+    if k == 0:
         return coo_matrix((n, n), dtype=np.float32).tocsr(), kth
+    s = min(scale_k, k) - 1
+    kth[:] = -np.partition(-top_sims, s, axis=1)[:, s]
+    keep = top_sims >= threshold
+    rows = np.repeat(np.arange(n), k).reshape(n, k)
     graph = coo_matrix(
-        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-        shape=(n, n),
-        dtype=np.float32,
+        (top_sims[keep], (rows[keep], top[keep])), shape=(n, n), dtype=np.float32
     ).tocsr()
     return graph.maximum(graph.T), kth
 
@@ -96,7 +110,7 @@ def _scaled_average_linkage(sims: np.ndarray, radii: np.ndarray) -> np.ndarray:
     np.fill_diagonal(distances, 0.0)
     distances = (distances + distances.T) / 2.0
     tree = linkage(squareform(distances, checks=False), method="average")
-    return fcluster(tree, t=1.0, criterion="distance")
+    return np.asarray(fcluster(tree, t=1.0, criterion="distance"), dtype=np.int64)
 
 
 def cluster_vectors(
@@ -107,17 +121,18 @@ def cluster_vectors(
     knn: int = KNN,
     max_component: int = MAX_COMPONENT,
     scale_k: int = SCALE_K,
+    shortlist: Shortlist | None = None,
 ) -> np.ndarray:
     """A label per row; rows sharing a label are one family. Labels are 0..k-1 in first-row order.
 
     ``threshold`` is the loosest similarity at which two groups may merge (plain average linkage);
     the local scale of each row's ``scale_k`` nearest neighbours makes merges stricter where
-    requests are densely packed."""
+    requests are densely packed. ``shortlist`` (see ``nearest``) avoids scoring every pair."""
     n = vectors.shape[0]
     if n == 0:
         return np.zeros(0, dtype=np.int64)
     labels = np.full(n, -1, dtype=np.int64)
-    graph, kth = neighbour_graph(vectors, similarity, threshold, knn, scale_k)
+    graph, kth = neighbour_graph(vectors, similarity, threshold, knn, scale_k, shortlist)
     radii = np.clip(1.0 - kth, 1e-3, 1.0 - threshold)
     _cluster_into(
         labels, np.arange(n), graph, vectors, similarity, radii, threshold, threshold, max_component

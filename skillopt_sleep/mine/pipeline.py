@@ -22,7 +22,7 @@ from skillopt_sleep.mine.candidates import Candidate, extract_candidates
 from skillopt_sleep.mine.cluster import cluster_vectors
 from skillopt_sleep.mine.config import FamilySummary, MineConfig, MineResult
 from skillopt_sleep.mine.dream import dream
-from skillopt_sleep.mine.embed import Embedder, create_embedder
+from skillopt_sleep.mine.embed import CachedEmbedder, Embedder, create_embedder
 from skillopt_sleep.mine.recall import RecallItem, recall_k
 from skillopt_sleep.mine.splits import Member, assign_splits
 from skillopt_sleep.mine.synth import JudgeSpec, synthesize
@@ -35,19 +35,21 @@ def embed_with_cache(
     embedder: Embedder, hashes: Sequence[str], texts: Sequence[str], archive: Archive
 ) -> tuple[Any, int]:
     """Vectors for ``texts`` and how many were computed (the rest came from the archive cache)."""
-    if not embedder.stable:
+    if not isinstance(embedder, CachedEmbedder):
         return embedder.embed(texts), len(texts)
-    cached = archive.embeddings(hashes, embedder.name)
+    cached = archive.embeddings(hashes, embedder.cache_key)
     missing = [i for i, h in enumerate(hashes) if h not in cached]
     if missing:
-        fresh = embedder.embed([texts[i] for i in missing])
-        archive.put_embeddings(
-            embedder.name, {hashes[i]: fresh[row] for row, i in enumerate(missing)}
+        fresh = dict(
+            zip(
+                (hashes[i] for i in missing),
+                embedder.encode([texts[i] for i in missing]),
+                strict=True,
+            )
         )
-        cached.update(
-            {hashes[i]: np.asarray(fresh[row], dtype=np.float32) for row, i in enumerate(missing)}
-        )
-    return np.vstack([cached[h] for h in hashes]) if hashes else embedder.embed([]), len(missing)
+        archive.put_embeddings(embedder.cache_key, fresh)
+        cached.update(fresh)
+    return embedder.assemble([cached[h] for h in hashes]), len(missing)
 
 
 def _family_ids(
@@ -57,13 +59,13 @@ def _family_ids(
     ids: list[str] = [""] * len(hashes)
     for label in np.unique(labels):
         members = np.flatnonzero(labels == label)
-        old = Counter(previous[i] for i in members if previous[i])
+        old = Counter(family for i in members if (family := previous[int(i)]))
         if old:
-            family = sorted(old.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+            chosen = sorted(old.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
         else:
-            family = "f-" + hashlib.sha256(hashes[members[0]].encode()).hexdigest()[:10]
+            chosen = "f-" + hashlib.sha256(hashes[members[0]].encode()).hexdigest()[:10]
         for i in members:
-            ids[i] = family
+            ids[i] = chosen
     return ids
 
 
@@ -115,7 +117,7 @@ def mine(
     embed_s = time.perf_counter() - t0
     threshold = config.threshold if config.threshold is not None else embedder.default_threshold
     labels = (
-        cluster_vectors(vectors, embedder.similarity, threshold)
+        cluster_vectors(vectors, embedder.similarity, threshold, shortlist=embedder.shortlist)
         if hashes
         else np.zeros(0, dtype=np.int64)
     )
@@ -133,8 +135,11 @@ def mine(
     replayable = sorted(f for f in by_family if size[f] >= keep_min)
 
     splits = assign_splits(
-        {f: [Member(hashes[i], rows[i][4], rows[i][3]) for i in by_family[f]] for f in replayable},
-        config.splits,  # type: ignore[arg-type]
+        {
+            f: [Member(hashes[i], rows[i][4], _split(rows[i][3])) for i in by_family[f]]
+            for f in replayable
+        },
+        config.splits,
     )
     archive.set_splits(splits)
 
@@ -246,12 +251,21 @@ def _summary(
 def _recall(
     tasks: Sequence[Task], rows: Sequence[int], vectors: Any, embedder: Embedder, k: int
 ) -> dict[str, tuple[str, ...]]:
-    if not tasks or k <= 0:
+    """recall_k over the training tasks only: the others are never recalled, nor recall."""
+    train = [i for i, task in enumerate(tasks) if task.split == "train"]
+    if not train or k <= 0:
         return {}
-    sub = vectors[list(rows)]
+    sub = vectors[[rows[i] for i in train]]
     similarity = embedder.similarity(sub, sub)
-    items = [RecallItem(t.id, t.family, _outcome(t), t.split) for t in tasks]
+    items = [
+        RecallItem(tasks[i].id, tasks[i].family, _outcome(tasks[i]), tasks[i].split) for i in train
+    ]
     return recall_k(items, similarity, k)
+
+
+def _split(value: str | None) -> Split | None:
+    """A split read back from the archive (None when unset or unknown)."""
+    return value if value in ("train", "val", "test") else None  # type: ignore[return-value]
 
 
 def _outcome(task: Task) -> str:

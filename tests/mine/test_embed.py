@@ -52,10 +52,15 @@ def test_tfidf_clusters_the_two_families() -> None:
 
 def test_minilm_loads_offline_and_clusters(minilm) -> None:
     vectors = minilm.embed(PAIRS)
-    assert vectors.shape == (5, 384) and np.allclose(
-        np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4
+    assert vectors.shape == (5, 384)
+    assert np.allclose(np.linalg.norm(vectors.vectors, axis=1), 1.0, atol=1e-2)
+    sims = minilm.similarity(vectors, vectors)
+    assert np.allclose(np.diag(sims), 1.0, atol=1e-2) and np.allclose(sims, sims.T, atol=1e-5)
+    np.fill_diagonal(sims, -1)
+    assert sims[0].argmax() == 1 and sims[2].argmax() == 3
+    labels = cluster_vectors(
+        vectors, minilm.similarity, minilm.default_threshold, shortlist=minilm.shortlist
     )
-    labels = cluster_vectors(vectors, minilm.similarity, minilm.default_threshold)
     assert labels[0] == labels[1] and labels[2] == labels[3]
     assert len({labels[0], labels[2], labels[4]}) == 3
 

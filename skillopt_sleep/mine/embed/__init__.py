@@ -1,6 +1,6 @@
 """Sentence embedders behind one protocol and one registry, with automatic selection.
 
-``minilm`` (sentence-transformers all-MiniLM-L6-v2, loaded offline) is preferred when it is
+``minilm`` (sentence-transformers all-MiniLM-L6-v2 token vectors, loaded offline) is preferred when it is
 importable and its model files are found; ``tfidf`` (scikit-learn) is the always-present default;
 ``jaccard`` (word overlap) is the baseline the benchmark measures the others against. Nothing heavy
 is imported here: each embedder imports its library on first use.
@@ -15,29 +15,48 @@ import numpy as np
 
 from skillopt_core.registry import Registry
 
+Shortlist = Callable[[Any, int], np.ndarray]
+
 
 @runtime_checkable
 class Embedder(Protocol):
     """Maps texts to vectors and compares them.
 
-    ``stable`` is true when a text's vector depends on that text alone (not on the other texts
-    embedded with it), which is what makes a persistent cache valid. ``default_threshold`` is the
-    lowest average similarity at which two groups of requests may join one task (the clustering
-    is stricter where requests are densely packed; tuned per embedder on half of the labelled
-    families by ``benchmarks/bench_mine.py``).
+    ``default_threshold`` is the lowest average similarity at which two groups of requests may
+    join one task (the clustering is stricter where requests are densely packed; chosen per
+    embedder by ``benchmarks/bench_mine.py``). ``shortlist`` (or None) names cheap candidate
+    neighbours when scoring every pair with ``similarity`` would be too slow.
     """
 
     name: str
-    stable: bool
     default_threshold: float
 
+    @property
+    def shortlist(self) -> Shortlist | None: ...
+
     def embed(self, texts: Sequence[str]) -> Any:
-        """A row per text (a dense array or a scipy sparse matrix)."""
+        """A row per text (an array, a scipy sparse matrix, or another row-indexable corpus)."""
         ...
 
     def similarity(self, a: Any, b: Any) -> np.ndarray:
         """Dense ``len(a) x len(b)`` similarities in [0, 1] (higher is closer)."""
         ...
+
+
+@runtime_checkable
+class CachedEmbedder(Embedder, Protocol):
+    """An embedder whose per-text encoding depends on that text alone, so the archive caches it.
+
+    ``embed(texts)`` is ``assemble(encode(texts))``; corpus-wide statistics (idf weights) are
+    computed in ``assemble``, every night, over whatever texts are assembled together.
+    ``cache_key`` changes whenever the encoding does, so stale cache entries are never read.
+    """
+
+    cache_key: str
+
+    def encode(self, texts: Sequence[str]) -> list[bytes]: ...
+
+    def assemble(self, blobs: Sequence[bytes]) -> Any: ...
 
 
 EmbedderFactory = Callable[..., Embedder]
@@ -69,4 +88,11 @@ def embedder_names() -> list[str]:
     return EMBEDDERS.names()
 
 
-__all__ = ["EMBEDDERS", "Embedder", "create_embedder", "embedder_names"]
+__all__ = [
+    "EMBEDDERS",
+    "CachedEmbedder",
+    "Embedder",
+    "Shortlist",
+    "create_embedder",
+    "embedder_names",
+]

@@ -1,7 +1,8 @@
 """Word-overlap (Jaccard) similarity: the baseline the benchmark compares embeddings against.
 
 This is what recall by word overlap amounts to; it is kept so the benchmark can show what the
-embedders add over it. Rows are binary bag-of-words vectors; similarity is |A ∩ B| / |A ∪ B|.
+embedders add over it. Rows are binary bag-of-words vectors; similarity is |A ∩ B| / |A ∪ B|. Not cached:
+the column space is the vocabulary of the texts embedded together.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ _WORD = re.compile(r"\w+")
 
 class JaccardEmbedder:
     name = "jaccard"
-    stable = False  # the column space is the vocabulary of the texts embedded together
+    shortlist = None
     default_threshold = 0.07
 
     def embed(self, texts: Sequence[str]) -> Any:
@@ -40,7 +41,7 @@ class JaccardEmbedder:
         size_a = np.asarray(a.sum(axis=1), dtype=np.float32).reshape(-1, 1)
         size_b = np.asarray(b.sum(axis=1), dtype=np.float32).reshape(1, -1)
         union = size_a + size_b - inter
-        return np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+        return np.asarray(np.divide(inter, union, out=np.zeros_like(inter), where=union > 0))
 
 
 EMBEDDERS.add("jaccard", lambda **_: JaccardEmbedder())

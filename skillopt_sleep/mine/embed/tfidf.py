@@ -25,7 +25,7 @@ _DIGITS = re.compile(r"\d+")  # ids and versions vary between occurrences of one
 
 class TfidfEmbedder:
     name = "tfidf"
-    stable = False
+    shortlist = None
     default_threshold = 0.06
 
     def embed(self, texts: Sequence[str]) -> Any:
@@ -53,7 +53,7 @@ class TfidfEmbedder:
         return normalize(hstack([w, c], format="csr"), copy=False)
 
     def similarity(self, a: Any, b: Any) -> np.ndarray:
-        return np.clip(blocked_dot(a, b), 0.0, 1.0)
+        return np.asarray(np.clip(blocked_dot(a, b), 0.0, 1.0))
 
 
 EMBEDDERS.add("tfidf", lambda **_: TfidfEmbedder())

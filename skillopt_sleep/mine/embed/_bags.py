@@ -1,0 +1,169 @@
+"""Bags of contextual token vectors, compared by idf-weighted soft token alignment.
+
+Mean-pooling a sentence encoder's tokens into one vector blurs the few words that tell two
+similar requests apart ("summarise this arXiv paper" vs "find papers related to this one").
+Instead each request keeps its token vectors, and two requests are compared the way BERTScore
+compares sentences: every token of one is matched to its most similar token of the other, and
+the matches are averaged with inverse-document-frequency weights (raised to ``IDF_POWER``, so rare
+words dominate and filler like "can you please" barely counts). Recall (a's tokens found in b)
+and precision (b's tokens found in a) are combined by their harmonic mean, which is symmetric.
+
+The per-request part (token ids and unit token vectors) depends on that request alone and is what
+the archive caches; the idf weights depend on the corpus and are recomputed whenever bags are
+stacked, like TF-IDF's. ``pooled`` (the mean of a bag's token vectors) is a cheap dense stand-in
+used only to shortlist neighbours before they are scored exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+IDF_POWER = 1.5
+BLOCK_ENTRIES = 1 << 23  # token-pair similarities held at once (32 MiB of float32)
+_HEADER = np.dtype("<u4")
+
+
+@dataclass(frozen=True)
+class TokenRow:
+    """One request: vocabulary ids and unit-length contextual vectors of its tokens."""
+
+    ids: np.ndarray  # (t,) int32
+    vectors: np.ndarray  # (t, d) float16
+
+    def to_bytes(self) -> bytes:
+        count = np.array([len(self.ids), self.vectors.shape[1]], dtype=_HEADER)
+        return (
+            count.tobytes()
+            + self.ids.astype("<i4").tobytes()
+            + self.vectors.astype("<f2").tobytes()
+        )
+
+    @classmethod
+    def from_bytes(cls, blob: bytes) -> TokenRow:
+        tokens, dim = (int(x) for x in np.frombuffer(blob, dtype=_HEADER, count=2))
+        start = 2 * _HEADER.itemsize
+        ids = np.frombuffer(blob, dtype="<i4", count=tokens, offset=start)
+        vectors = np.frombuffer(blob, dtype="<f2", count=tokens * dim, offset=start + 4 * tokens)
+        return cls(ids.astype(np.int32), vectors.reshape(tokens, dim))
+
+
+@dataclass(frozen=True)
+class TokenBags:
+    """Token bags of ``n`` requests, with corpus idf weights; row-indexable like an array."""
+
+    vectors: np.ndarray  # (T, d) float32, unit rows
+    weights: np.ndarray  # (T,) float32 idf ** power (never all zero within a bag)
+    offsets: np.ndarray  # (n + 1,) int64; bag i is vectors[offsets[i]:offsets[i + 1]]
+    pooled: np.ndarray  # (n, d) float32, unit rows
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self.offsets) - 1, self.vectors.shape[1])
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def __getitem__(self, index: Any) -> TokenBags:
+        if isinstance(index, slice) and index.step in (None, 1):
+            start, stop, _ = index.indices(len(self))
+            stop = max(start, stop)
+            lo, hi = self.offsets[start], self.offsets[stop]
+            return TokenBags(
+                self.vectors[lo:hi],
+                self.weights[lo:hi],
+                self.offsets[start : stop + 1] - lo,
+                self.pooled[start:stop],
+            )
+        rows = np.atleast_1d(np.arange(len(self))[index])
+        lengths = np.diff(self.offsets)[rows]
+        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        take = np.repeat(self.offsets[rows] - offsets[:-1], lengths) + np.arange(offsets[-1])
+        return TokenBags(self.vectors[take], self.weights[take], offsets, self.pooled[rows])
+
+
+def stack_rows(rows: Sequence[TokenRow], power: float = IDF_POWER, dim: int = 384) -> TokenBags:
+    """Bags for ``rows`` with idf weights from these rows: ``log((n + 1) / (df + 1)) ** power``."""
+    if not rows:
+        empty = np.zeros((0, dim), dtype=np.float32)
+        return TokenBags(empty, np.zeros(0, np.float32), np.zeros(1, np.int64), empty)
+    ids = np.concatenate([r.ids for r in rows]).astype(np.int64)
+    vectors = np.concatenate([r.vectors for r in rows]).astype(np.float32)
+    offsets = np.concatenate([[0], np.cumsum([len(r.ids) for r in rows])]).astype(np.int64)
+    owner = np.repeat(np.arange(len(rows)), np.diff(offsets))
+    pairs = np.unique(np.stack([ids, owner]), axis=1)
+    vocab, df = np.unique(pairs[0], return_counts=True)
+    idf = np.log((len(rows) + 1) / (df + 1.0))
+    weights = (idf[np.searchsorted(vocab, ids)] ** power + 1e-6).astype(np.float32)
+    sums = np.add.reduceat(vectors, offsets[:-1], axis=0)
+    pooled = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
+    return TokenBags(vectors, weights, offsets, pooled.astype(np.float32))
+
+
+def _block(a: TokenBags, b: TokenBags) -> np.ndarray:
+    """F1 of idf-weighted best-match recall (a's tokens in b) and precision (b's tokens in a)."""
+    pairs = a.vectors @ b.vectors.T
+    a_best = np.maximum.reduceat(pairs, b.offsets[:-1], axis=1)  # a token x b bag
+    b_best = np.stack(  # a bag x b token; a's bags are few, so a loop beats reduceat here
+        [pairs[lo:hi].max(axis=0) for lo, hi in zip(a.offsets[:-1], a.offsets[1:], strict=True)]
+    )
+    recall = np.add.reduceat(a_best * a.weights[:, None], a.offsets[:-1], axis=0)
+    recall /= np.add.reduceat(a.weights, a.offsets[:-1])[:, None]
+    precision = np.add.reduceat(b_best * b.weights[None, :], b.offsets[:-1], axis=1)
+    precision /= np.add.reduceat(b.weights, b.offsets[:-1])[None, :]
+    recall = np.clip(recall, 0.0, 1.0)
+    precision = np.clip(precision, 0.0, 1.0)
+    return np.asarray(2.0 * recall * precision / np.maximum(recall + precision, 1e-12))
+
+
+def _chunks(bags: TokenBags, entries: int, start: int = 0) -> list[slice]:
+    """Consecutive bag ranges from ``start`` holding about ``entries`` tokens each (>= one bag)."""
+    out: list[slice] = []
+    n = len(bags)
+    while start < n:
+        limit = bags.offsets[start] + max(entries, 1)
+        stop = max(start + 1, int(np.searchsorted(bags.offsets, limit, side="right")) - 1)
+        out.append(slice(start, min(stop, n)))
+        start = min(stop, n)
+    return out
+
+
+def bag_similarity(a: TokenBags, b: TokenBags, block_entries: int = BLOCK_ENTRIES) -> np.ndarray:
+    """Dense ``len(a) x len(b)`` soft-alignment F1 in [0, 1], with bounded working memory.
+
+    The score is symmetric, so ``bag_similarity(x, x)`` scores each pair of blocks once."""
+    out = np.zeros((len(a), len(b)), dtype=np.float32)
+    if len(a) == 0 or len(b) == 0:
+        return out
+    symmetric = a is b
+    b_budget = max(block_entries // 64, 1)
+    a_budget = max(block_entries // max(min(len(b.vectors), b_budget), 1), 1)
+    b_parts = _chunks(b, b_budget)
+    for a_part in _chunks(a, a_budget):
+        a_sub = a[a_part]
+        for b_part in _chunks(b, b_budget, a_part.start) if symmetric else b_parts:
+            block = _block(a_sub, b[b_part])
+            out[a_part, b_part] = block
+            if symmetric:
+                out[b_part, a_part] = block.T
+    return out
+
+
+def pooled_shortlist(bags: TokenBags, k: int, block: int = 1024) -> np.ndarray:
+    """For each bag, the ``k`` other bags with the most similar pooled vectors (``n x k``).
+
+    A cheap pre-filter: exact alignment scores are then computed only for these candidates."""
+    n = len(bags)
+    k = min(k, n - 1)
+    if k <= 0:
+        return np.zeros((n, 0), dtype=np.int64)
+    out = np.empty((n, k), dtype=np.int64)
+    for start in range(0, n, block):
+        stop = min(start + block, n)
+        sims = bags.pooled[start:stop] @ bags.pooled.T
+        sims[np.arange(stop - start), np.arange(start, stop)] = -np.inf
+        out[start:stop] = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+    return out
