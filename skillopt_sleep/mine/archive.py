@@ -175,6 +175,10 @@ class Archive:
                 [(h, cache_key, blob) for h, blob in encodings.items()],
             )
 
+    def drop_embeddings(self, cache_key: str) -> None:
+        with self._db:
+            self._db.execute("DELETE FROM embeddings WHERE embedder = ?", (cache_key,))
+
     def spec(self, family: str, fingerprint: str) -> JudgeSpec | None:
         row = self._db.execute(
             "SELECT fingerprint, spec FROM families WHERE id = ?", (family,)

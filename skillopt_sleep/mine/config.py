@@ -17,6 +17,7 @@ class MineConfig:
     threshold: float | None = (
         None  # similarity to join a family; None = the embedder's tuned default
     )
+    scale_k: int = 10  # neighbour whose distance sets each request's local scale (see cluster.py)
     min_family_size: int = 2  # occurrences a request needs before it is replayed
     include_one_offs: bool = False
     splits: SplitPolicy = field(default_factory=SplitPolicy)

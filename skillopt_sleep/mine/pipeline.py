@@ -49,7 +49,14 @@ def embed_with_cache(
         )
         archive.put_embeddings(embedder.cache_key, fresh)
         cached.update(fresh)
-    return embedder.assemble([cached[h] for h in hashes]), len(missing)
+    try:
+        return embedder.assemble([cached[h] for h in hashes]), len(missing)
+    except ValueError:
+        # a damaged cache entry (disk error, interrupted write): the cache is only a cache
+        archive.drop_embeddings(embedder.cache_key)
+        blobs = embedder.encode(texts)
+        archive.put_embeddings(embedder.cache_key, dict(zip(hashes, blobs, strict=True)))
+        return embedder.assemble(blobs), len(texts)
 
 
 def _family_ids(
@@ -117,7 +124,13 @@ def mine(
     embed_s = time.perf_counter() - t0
     threshold = config.threshold if config.threshold is not None else embedder.default_threshold
     labels = (
-        cluster_vectors(vectors, embedder.similarity, threshold, shortlist=embedder.shortlist)
+        cluster_vectors(
+            vectors,
+            embedder.similarity,
+            threshold,
+            scale_k=config.scale_k,
+            shortlist=embedder.shortlist,
+        )
         if hashes
         else np.zeros(0, dtype=np.int64)
     )

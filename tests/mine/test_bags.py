@@ -107,3 +107,31 @@ def test_minilm_cache_embeds_only_new_requests_and_drops_stale_keys(tmp_path) ->
         again = mine(tonight, archive, MineConfig(embedder="minilm", night="n2"))
         assert again.stats["requests"] == first.stats["requests"] + 1
         assert again.stats["embedded"] == 1
+
+
+@pytest.mark.parametrize("cut", [3, 9, -1])
+def test_truncated_blob_is_a_value_error(rows, cut: int) -> None:
+    with pytest.raises(ValueError):
+        TokenRow.from_bytes(rows[0].to_bytes()[:cut])
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("sentence_transformers") is None,
+    reason="the `embeddings` extra is not installed",
+)
+def test_a_damaged_cache_entry_is_re_embedded(tmp_path) -> None:
+    import sqlite3
+
+    from mine._sessions import webapp_and_reading
+
+    config = MineConfig(embedder="minilm", night="n1")
+    path = tmp_path / "a.sqlite3"
+    with Archive(path) as archive:
+        first = mine(webapp_and_reading(0), archive, config)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE embeddings SET vector = x'0100' WHERE rowid = 1")
+    db.close()
+    with Archive(path) as archive:
+        again = mine(webapp_and_reading(0), archive, config)
+        assert again.stats["embedded"] == again.stats["requests"]
+        assert [f.requests for f in again.families] == [f.requests for f in first.families]

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-IDF_POWER = 1.5
+IDF_POWER = 2.0
 BLOCK_ENTRIES = 1 << 23  # token-pair similarities held at once (32 MiB of float32)
 _HEADER = np.dtype("<u4")
 
@@ -44,8 +44,13 @@ class TokenRow:
 
     @classmethod
     def from_bytes(cls, blob: bytes) -> TokenRow:
+        """Decode ``to_bytes`` output; ValueError when the blob is truncated or malformed."""
+        if len(blob) < 2 * _HEADER.itemsize:
+            raise ValueError("token row blob is truncated")
         tokens, dim = (int(x) for x in np.frombuffer(blob, dtype=_HEADER, count=2))
         start = 2 * _HEADER.itemsize
+        if tokens == 0 or dim == 0 or len(blob) != start + 4 * tokens + 2 * tokens * dim:
+            raise ValueError(f"token row blob has {len(blob)} bytes, not {tokens} x {dim} tokens")
         ids = np.frombuffer(blob, dtype="<i4", count=tokens, offset=start)
         vectors = np.frombuffer(blob, dtype="<f2", count=tokens * dim, offset=start + 4 * tokens)
         return cls(ids.astype(np.int32), vectors.reshape(tokens, dim))

