@@ -6,9 +6,8 @@ import shutil
 import stat
 from pathlib import Path
 
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "transcripts"
-if not FIXTURES.is_dir():
-    FIXTURES = Path("/work/shared/fixtures/transcripts")
+# genuine transcripts written by the real harness CLIs (copied from the team's shared fixtures)
+FIXTURES = Path(__file__).resolve().parents[1] / "data" / "transcripts"
 
 WEBAPP = "/home/dev/webapp"
 READING = "/home/dev/reading"

@@ -11,7 +11,7 @@ import pytest
 from skillopt_sleep.harvest import harvest
 from skillopt_sleep.mine import Archive, MineConfig, mine
 
-FIXTURES = Path("/work/shared/fixtures/transcripts")
+FIXTURES = Path(__file__).resolve().parents[1] / "data" / "transcripts"
 HOMES = {
     "claude": FIXTURES / ".claude",
     "codex": FIXTURES / ".codex",
