@@ -64,7 +64,7 @@ def test_rare_tokens_outweigh_common_ones() -> None:
     bags = stack_rows(common, dim=DIM)
     first = bags.weights[: bags.offsets[1]]
     assert first[0] < 1e-3 and first[1] < 1e-3 and first[2] > 1.0
-    # two requests sharing only filler are far apart; sharing the rare word, close
+    # two requests that share only the filler tokens are not near-duplicates
     sims = bag_similarity(bags, bags)
     assert sims[0, 1] < 0.9
 
