@@ -42,6 +42,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from skillopt_core.errors import UsageError
 from skillopt_core.optim.gate import GatePolicy
 from skillopt_core.optim.schedule import LRSchedule
 
@@ -51,7 +52,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 
-class ConfigError(ValueError):
+class ConfigError(UsageError):
     """The configuration file or a flag holds a value we cannot use."""
 
 

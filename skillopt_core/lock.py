@@ -12,8 +12,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from skillopt_core.errors import BusyError
 
-class DirectoryLocked(RuntimeError):
+
+class DirectoryLocked(BusyError):
     """Another process holds the lock; the message names it and what to do."""
 
 

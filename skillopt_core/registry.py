@@ -5,18 +5,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar
 
+from skillopt_core.errors import UsageError
+
 T = TypeVar("T")
 
 
-class UnknownEntryError(KeyError):
+class UnknownEntryError(UsageError, KeyError):
     """Raised when a registry has no entry under the requested name."""
 
     def __init__(self, kind: str, name: str, known: list[str]) -> None:
         self.kind, self.name, self.known = kind, name, known
         super().__init__(f"unknown {kind} {name!r}; known: {', '.join(known) or '(none)'}")
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 class Registry(Generic[T]):

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from skillopt_core.errors import EXIT_BUDGET, EXIT_HANDOFF, SkillOptError
+
 Role = Literal["system", "user", "assistant"]
 
 EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -76,16 +78,8 @@ class Completion:
     latency_s: float = 0.0
 
 
-class BackendError(RuntimeError):
+class BackendError(SkillOptError, RuntimeError):
     """A backend could not produce a completion. ``hint`` tells the user what to do."""
-
-    def __init__(self, message: str, *, hint: str = "") -> None:
-        super().__init__(message)
-        self.hint = hint
-
-    def __str__(self) -> str:
-        base = super().__str__()
-        return f"{base}\n  fix: {self.hint}" if self.hint else base
 
 
 class BackendUnavailable(BackendError):
@@ -95,9 +89,13 @@ class BackendUnavailable(BackendError):
 class BudgetExceeded(BackendError):
     """A hard budget (calls / tokens / USD) would be exceeded by the next call."""
 
+    exit_code = EXIT_BUDGET
+
 
 class HandoffPending(BackendError):
     """Prompts were written for an outside agent to answer; the run resumes on the next invocation."""
+
+    exit_code = EXIT_HANDOFF
 
 
 @runtime_checkable

@@ -13,11 +13,12 @@ from typing import Any
 from skillopt_core.backends._protocol import Backend, CompletionRequest, Message
 from skillopt_core.envs.base import ENVIRONMENTS, canonical_split
 from skillopt_core.envs.scoring import best_scores
+from skillopt_core.errors import UsageError
 from skillopt_core.prompts import load_prompt
 from skillopt_core.records import Item, Rollout, Score
 
 
-class SplitFormatError(ValueError):
+class SplitFormatError(UsageError):
     """An items file is missing or malformed; the message names the file and the fix."""
 
 
