@@ -21,6 +21,7 @@ from skillopt_core.backends._protocol import (
 from skillopt_core.backends.budget import CallRecord, Ledger, estimate_call
 from skillopt_core.backends.pricing import FREE, Price
 from skillopt_core.backends.retry import RetryPolicy, RetryStats, TransientError, call_with_retries
+from skillopt_core.markers import ENGINE_MARKER, is_engine_text
 from skillopt_core.redaction import redact
 
 DEFAULT_CONCURRENCY = 8
@@ -58,10 +59,16 @@ class CallPolicy:
 
 
 def redact_request(request: CompletionRequest) -> CompletionRequest:
-    """The request with every outbound text passed through the one redaction hook."""
-    messages = tuple(Message(m.role, redact(m.content)) for m in request.messages)
+    """The request with every outbound text passed through the one redaction hook, and the first
+    user message stamped with the engine marker, so a harness that records the prompt as a
+    session of its own never has it mined as the developer's request."""
+    messages = [Message(m.role, redact(m.content)) for m in request.messages]
+    first_user = next((i for i, m in enumerate(messages) if m.role == "user"), None)
+    if first_user is not None and not is_engine_text(messages[first_user].content):
+        message = messages[first_user]
+        messages[first_user] = Message(message.role, f"{ENGINE_MARKER}\n{message.content}")
     system = redact(request.system) if request.system else request.system
-    return replace(request, messages=messages, system=system)
+    return replace(request, messages=tuple(messages), system=system)
 
 
 def _transient(exc: BaseException) -> TransientError | None:

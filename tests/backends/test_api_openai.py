@@ -16,6 +16,7 @@ from skillopt_core.backends import (
 )
 from skillopt_core.backends.retry import RetriesExhausted
 from skillopt_core.backends.runtime import Budget, Roles, open_roles
+from skillopt_core.markers import ENGINE_MARKER
 from skillopt_core.structured import StructuredReplyError, complete_json
 from skillopt_core.testing import WRONG_SCHEMA_TEXT, FakeModelServer, Fault, Reply
 
@@ -54,7 +55,7 @@ def test_chat_completion(fake: FakeModelServer, stream: str) -> None:
     assert logged.api == "chat" and logged.stream == (stream == "true")
     assert logged.body["messages"] == [
         {"role": "system", "content": "be brief"},
-        {"role": "user", "content": "question?"},
+        {"role": "user", "content": f"{ENGINE_MARKER}\nquestion?"},
     ]
     assert logged.body["max_tokens"] == 77 and logged.body["temperature"] == 0.0
     assert roles.ledger.totals.output_tokens == 6
@@ -68,7 +69,7 @@ def test_responses_api_when_configured(fake: FakeModelServer, stream: str) -> No
     assert completion.text == "from responses" and completion.usage.output_tokens > 0
     (logged,) = fake.generation_requests
     assert logged.api == "responses" and logged.body["instructions"] == "sys"
-    assert logged.body["input"] == [{"role": "user", "content": "q"}]
+    assert logged.body["input"] == [{"role": "user", "content": f"{ENGINE_MARKER}\nq"}]
 
 
 def test_responses_only_model_family_uses_the_responses_api(fake: FakeModelServer) -> None:

@@ -18,6 +18,7 @@ from skillopt_core.backends.preflight import CallGroup, preflight
 from skillopt_core.backends.pricing import FREE, Price, PriceTable, load_prices, price_for
 from skillopt_core.backends.retry import RetryPolicy, TransientError
 from skillopt_core.backends.runtime import open_roles
+from skillopt_core.markers import ENGINE_MARKER
 from skillopt_core.testing import estimate_tokens
 
 
@@ -179,7 +180,7 @@ def test_every_outbound_prompt_is_redacted(monkeypatch: pytest.MonkeyPatch) -> N
     backend = _managed(inner, Budget())
     request = CompletionRequest.of("key sk-secret here", system="sys sk-secret")
     backend.complete(request)
-    assert inner.prompts == ["sys [REDACTED]\n\nkey [REDACTED] here"]
+    assert inner.prompts == [f"sys [REDACTED]\n\n{ENGINE_MARKER}\nkey [REDACTED] here"]
 
 
 def test_price_table_longest_pattern_wins_and_free_backends() -> None:
