@@ -56,3 +56,19 @@ def exclusive(directory: Path, what: str = "run") -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+def holder(directory: Path) -> str | None:
+    """The pid recorded by the process holding ``directory``'s lock, or None when it is free."""
+    path = directory / ".lock"
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return None
+    try:
+        if _try_lock(fd):
+            return None
+        os.lseek(fd, 0, os.SEEK_SET)
+        return os.read(fd, 64).decode("ascii", "replace").strip() or "unknown"
+    finally:
+        os.close(fd)
