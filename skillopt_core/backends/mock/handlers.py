@@ -17,6 +17,7 @@ from skillopt_core.backends.mock.world import (
     QA_RULES,
     Rule,
     diagnose,
+    first_unaddressed_need,
     harmful_in,
     rule_by_name,
     stable_fraction,
@@ -118,11 +119,19 @@ def propose_edits(request: CompletionRequest, settings: MockSettings) -> str:
         for case in meta.get("cases", []):
             expected = str((case.get("expected") or [""])[0])
             rule = diagnose(str(case.get("response", "")), expected)
+            hint = "" if rule is not None else first_unaddressed_need(case.get("reason", ""), skill)
             roll = stable_fraction(*salt, case.get("item_id"), "judgement")
             if roll < settings.wrong_rate:
                 proposal = _misjudged_edit(
                     skill, rule, stable_fraction(*salt, case.get("item_id"), "pick")
                 )
+            elif hint:
+                proposal = {
+                    "op": "add",
+                    "anchor": "",
+                    "content": f"- {hint}",
+                    "rationale": f"the judge says what was missing: {case.get('reason', '')}"[:200],
+                }
             elif rule is None or rule.addressed_by(skill):
                 continue
             else:

@@ -214,3 +214,17 @@ def rule_by_name(name: str) -> Rule | None:
 def diagnose(response: str, expected: str) -> Rule | None:
     """Which rule's characteristic mistake does this failure show (if any)?"""
     return next((r for r in QA_RULES if r.symptom(response, expected)), None)
+
+
+_NEEDS = re.compile(r"\[needs: ([^\]]+)\]")
+
+
+def needs_in(reason: str) -> list[str]:
+    """The guidance a judgement names with ``[needs: ...]`` (the nightly engine's checks do)."""
+    return [m.group(1).strip() for m in _NEEDS.finditer(reason)]
+
+
+def first_unaddressed_need(reason: str, skill: str) -> str:
+    """The first named need the skill does not carry yet ("" when there is none)."""
+    text = normalise(skill)
+    return next((n for n in needs_in(reason) if normalise(n) not in text), "")

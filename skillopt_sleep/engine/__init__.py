@@ -1,0 +1,65 @@
+"""The nightly engine's library API: the one place a night is composed.
+
+    from skillopt_sleep.engine import load_config, run_night, status, adopt, reject, rollback
+
+    report = run_night("/path/to/project", load_config("/path/to/project"))
+    adopt("/path/to/project", report.proposal)
+
+Every front end (the ``skillopt-sleep`` CLI, the scheduler and daemon, the MCP server, the harness
+plugins, the experiments) calls these functions and adds no logic of its own. They never print;
+errors are :mod:`skillopt_core.errors` classes that carry their exit code.
+"""
+
+from __future__ import annotations
+
+from skillopt_core.errors import SkillOptError, exit_code_for
+from skillopt_sleep.engine.api import (
+    adopt,
+    list_proposals,
+    reject,
+    report_path,
+    rollback,
+    status,
+    three_way_diff,
+)
+from skillopt_sleep.engine.config import ConfigError, SleepConfig, load_config
+from skillopt_sleep.engine.night import Progress, run_night
+from skillopt_sleep.engine.records import (
+    AdoptResult,
+    EditView,
+    FamilyView,
+    HeldOut,
+    NightReport,
+    NightSummary,
+    Proposal,
+    SkillChange,
+    Status,
+)
+from skillopt_sleep.engine.state import ProjectState
+
+__all__ = [
+    "AdoptResult",
+    "ConfigError",
+    "EditView",
+    "FamilyView",
+    "HeldOut",
+    "NightReport",
+    "NightSummary",
+    "Progress",
+    "ProjectState",
+    "Proposal",
+    "SkillChange",
+    "SkillOptError",
+    "SleepConfig",
+    "Status",
+    "adopt",
+    "exit_code_for",
+    "list_proposals",
+    "load_config",
+    "reject",
+    "report_path",
+    "rollback",
+    "run_night",
+    "status",
+    "three_way_diff",
+]

@@ -1,0 +1,179 @@
+"""The engine's library API besides ``run_night``: status, proposals, adopt / reject / rollback.
+
+Never prints; raises :mod:`skillopt_core.errors` classes that carry their exit codes.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from skillopt_core.errors import UsageError
+from skillopt_sleep.engine.records import AdoptResult, NightSummary, Proposal, Status
+from skillopt_sleep.engine.state import ProjectState, read_json, read_lines, write_json
+
+PathLike = str | os.PathLike[str]
+
+
+def _proposal(directory: Path) -> Proposal:
+    from skillopt_sleep.stage.proposal import load_manifest
+
+    manifest = load_manifest(directory)
+    report = read_json(directory / "report.json", {}) or {}
+    held = report.get("held_out") or {}
+    return Proposal(
+        id=directory.name,
+        state=manifest.get("state", "pending"),
+        directory=str(directory),
+        created_at=str(manifest.get("created_at", "")),
+        files=tuple(f["live_path"] for f in manifest["files"]),
+        accepted_edits=sum(int(f.get("accepted_edits", 0)) for f in manifest["files"]),
+        verdict=str(held.get("verdict", "")),
+    )
+
+
+def list_proposals(project: PathLike) -> list[Proposal]:
+    return [_proposal(d) for d in ProjectState(project).proposals()]
+
+
+def report_path(project: PathLike, proposal: str | None = None, kind: str = "md") -> Path:
+    """The staged report of ``proposal`` (default: the latest proposal)."""
+    state = ProjectState(project)
+    proposals = state.proposals()
+    if proposal:
+        directory = state.proposal_dir(proposal)
+    elif proposals:
+        directory = proposals[-1]
+    else:
+        raise UsageError("no staged proposal yet", hint="run a night first: `skillopt-sleep run`")
+    path = directory / f"report.{kind}"
+    if not path.is_file():
+        raise UsageError(f"no report.{kind} in {directory}")
+    return path
+
+
+def status(project: PathLike, *, limit: int = 10) -> Status:
+    """What the last nights did, pending proposals, the schedule, the archive. Fast: reads only
+    small state files (no model, no torch, no harvest)."""
+    state = ProjectState(project)
+    nights = tuple(
+        NightSummary(
+            night_id=str(r.get("night_id", "")),
+            started_at=str(r.get("started_at", "")),
+            outcome=str(r.get("outcome", "")),
+            sessions=int(r.get("sessions", 0)),
+            tasks=int(r.get("tasks", 0)),
+            accepted_edits=int(r.get("accepted_edits", 0)),
+            held_out_before=r.get("held_out_before"),
+            held_out_after=r.get("held_out_after"),
+            cost_usd=float(r.get("cost_usd", 0.0)),
+            proposal=str(r.get("proposal", "")),
+        )
+        for r in read_lines(state.history_path)[-limit:]
+    )
+    pending = tuple(p for p in (_proposal(d) for d in state.proposals()) if p.state == "pending")
+    from skillopt_sleep.engine.config import load_config
+
+    config = load_config(state.project)
+    running = state.running()
+    return Status(
+        project=str(state.project),
+        state_dir=str(state.root),
+        nights=nights,
+        pending=pending,
+        schedule=_schedule(state),
+        backends={
+            "optimizer": config.backends.optimizer,
+            "target": config.backends.target,
+            "judge": config.backends.judge,
+        },
+        archive=_archive_counts(state),
+        running={"pid": running} if running else None,
+    )
+
+
+def _schedule(state: ProjectState) -> dict[str, Any]:
+    try:
+        from skillopt_sleep.schedule import schedule_info
+    except ImportError:
+        return read_json(state.schedule_path, {}) or {}
+    info: dict[str, Any] = schedule_info(state.project)
+    return info
+
+
+def _archive_counts(state: ProjectState) -> dict[str, int]:
+    if not state.archive_path.is_file():
+        return {}
+    import sqlite3
+
+    try:
+        db = sqlite3.connect(f"file:{state.archive_path}?mode=ro", uri=True)
+        try:
+            tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+            return {t: int(db.execute(f'SELECT COUNT(*) FROM "{t}"').fetchone()[0]) for t in tables}
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return {}
+
+
+def adopt(project: PathLike, proposal: str | None = None, *, force: bool = False) -> AdoptResult:
+    from skillopt_sleep.stage import transaction
+
+    state = ProjectState(project)
+    with state.night_lock("skillopt-sleep adopt"):
+        transaction.recover(state)
+        name, files, backup = transaction.adopt(state, proposal, force=force)
+    return AdoptResult(
+        name, "adopted", tuple(files), str(backup), "live files replaced; backup kept"
+    )
+
+
+def rollback(project: PathLike, proposal: str | None = None) -> AdoptResult:
+    from skillopt_sleep.stage import transaction
+
+    state = ProjectState(project)
+    with state.night_lock("skillopt-sleep rollback"):
+        transaction.recover(state)
+        name, files, backup = transaction.rollback(state, proposal)
+    return AdoptResult(name, "rolled back", tuple(files), str(backup), "restored byte for byte")
+
+
+def reject(project: PathLike, proposal: str | None = None) -> AdoptResult:
+    """Mark the proposal rejected and put its accepted edits into the rejected-edit buffer of
+    each file they were for, so no later night proposes them again."""
+    from skillopt_sleep.stage import transaction
+
+    state = ProjectState(project)
+    with state.night_lock("skillopt-sleep reject"):
+        name, manifest = transaction.reject(state, proposal)
+        report = read_json(state.proposal_dir(name) / "report.json", {}) or {}
+        carry = read_json(state.optimizer_path, {}) or {}
+        for edit in report.get("edits", []):
+            if not edit.get("accepted"):
+                continue
+            entry = carry.setdefault(edit["skill"], {"rejected": [], "meta_notes": "", "nights": 0})
+            entry.setdefault("rejected", []).append(
+                {
+                    "edit": {
+                        "op": edit["op"],
+                        "anchor": edit["anchor"],
+                        "content": edit["content"],
+                        "rationale": f"rejected by the user: {edit.get('rationale', '')}",
+                        "support": 1,
+                        "source": "failure",
+                    },
+                    "delta": 0.0,
+                    "step": -1,
+                    "alone": True,
+                }
+            )
+        write_json(state.optimizer_path, carry)
+    return AdoptResult(name, "rejected", tuple(f["live_path"] for f in manifest["files"]))
+
+
+def three_way_diff(project: PathLike, proposal: str | None = None) -> str:
+    from skillopt_sleep.stage.transaction import three_way
+
+    return three_way(ProjectState(project), proposal)

@@ -1,0 +1,318 @@
+"""One configuration for the nightly engine, merged from four layers, each value with its source.
+
+    defaults < user config (platformdirs: ~/.config/skillopt-sleep/config.toml on Linux)
+             < project config (<project>/.skillopt-sleep/config.toml)
+             < environment (SKILLOPT_SLEEP_<SECTION>_<KEY>, e.g. SKILLOPT_SLEEP_BACKENDS_TARGET)
+             < flags (``overrides={"backends.target": "claude-cli"}``)
+
+Every layer is validated against one schema (pydantic, ``extra="forbid"``, strict types for TOML):
+a misspelt key or section is an error that names the file and suggests the nearest valid name.
+Values from the environment and from flags are text and are converted by the field's type.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from skillopt_core.errors import UsageError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ENV_PREFIX = "SKILLOPT_SLEEP_"
+PROJECT_CONFIG = Path(".skillopt-sleep") / "config.toml"
+_NOT_CONFIG_ENV = {"SKILLOPT_SLEEP_HOME", "SKILLOPT_SLEEP_CONFIG"}
+
+
+class ConfigError(UsageError):
+    """A configuration value we cannot use; the message names where it came from."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class BackendsSection(_Section):
+    optimizer: str = "mock"
+    target: str = "mock"
+    judge: str = ""  # rubric judge role; "" = rule checks only
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class NightSection(_Section):
+    sources: list[str] = Field(default_factory=lambda: ["claude", "codex", "copilot"])
+    since: str = "30d"  # how far back the first night looks
+    max_tasks: int = Field(24, ge=1)
+    samples: int = Field(2, ge=1)  # K replays per task
+    min_val_tasks: int = Field(2, ge=1)
+    auto_adopt: bool = False
+    memory: bool = False  # also improve the harness memory file (CLAUDE.md / AGENTS.md / ...)
+    learned_skill_dir: str = ""  # where the managed learned skill lives ("" = by harness)
+    seed: int = 0
+
+
+class BudgetSection(_Section):
+    max_calls: int = Field(400, ge=0)  # 0 = no limit
+    max_tokens: int = Field(0, ge=0)
+    max_usd: float = Field(0.0, ge=0.0)
+
+
+class MineSection(_Section):
+    embedder: str = "auto"
+    min_family_size: int = Field(2, ge=1)
+    recall_k: int = Field(3, ge=0)
+
+
+class TrainSection(_Section):
+    minibatch_size: int = Field(8, ge=1)
+    lr_max: int = Field(4, ge=1)
+    lr_min: int = Field(2, ge=1)
+    gate_metric: Literal["hard", "soft", "mixed"] = "hard"
+    slow_update: bool = True
+    meta: bool = True
+    workers: int = Field(4, ge=1)
+
+
+class ScheduleSection(_Section):
+    at: str = Field("03:17", pattern=r"^([01]\d|2[0-3]):[0-5]\d$")
+
+
+class HomesSection(_Section):
+    claude: str = ""
+    codex: str = ""
+    copilot: str = ""
+    vscode: str = ""
+
+
+class SleepSettings(_Section):
+    backends: BackendsSection = Field(default_factory=BackendsSection)
+    night: NightSection = Field(default_factory=NightSection)
+    budget: BudgetSection = Field(default_factory=BudgetSection)
+    mine: MineSection = Field(default_factory=MineSection)
+    train: TrainSection = Field(default_factory=TrainSection)
+    schedule: ScheduleSection = Field(default_factory=ScheduleSection)
+    homes: HomesSection = Field(default_factory=HomesSection)
+
+
+@dataclass(frozen=True)
+class SleepConfig:
+    """The merged settings plus, for every ``section.key``, the layer its value came from."""
+
+    settings: SleepSettings
+    sources: Mapping[str, str]
+
+    @property
+    def backends(self) -> BackendsSection:
+        return self.settings.backends
+
+    @property
+    def night(self) -> NightSection:
+        return self.settings.night
+
+    @property
+    def budget(self) -> BudgetSection:
+        return self.settings.budget
+
+    @property
+    def mine(self) -> MineSection:
+        return self.settings.mine
+
+    @property
+    def train(self) -> TrainSection:
+        return self.settings.train
+
+    @property
+    def schedule(self) -> ScheduleSection:
+        return self.settings.schedule
+
+    @property
+    def homes(self) -> dict[str, Path]:
+        return {k: Path(v).expanduser() for k, v in self.settings.homes.model_dump().items() if v}
+
+    def flat(self) -> dict[str, Any]:
+        """``{"section.key": value}`` for every setting (``config show``)."""
+        out: dict[str, Any] = {}
+        for section, values in self.settings.model_dump(mode="json").items():
+            for key, value in values.items():
+                out[f"{section}.{key}"] = value
+        return out
+
+    def with_overrides(self, overrides: Mapping[str, Any], source: str = "flag") -> SleepConfig:
+        own = _Layer(self.settings.model_dump(), dict(self.sources))
+        return _merge([own, _layer_from_flat(overrides, source)])
+
+
+@dataclass
+class _Layer:
+    values: dict[str, dict[str, Any]]
+    sources: dict[str, str]
+
+
+def _fields(section: str) -> dict[str, Any]:
+    model = SleepSettings.model_fields[section].annotation
+    assert isinstance(model, type) and issubclass(model, BaseModel)
+    return dict(model.model_fields)
+
+
+def _suggest(name: str, choices: list[str]) -> str:
+    close = difflib.get_close_matches(name, choices, n=1, cutoff=0.5)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _check_shape(data: Mapping[str, Any], where: str) -> None:
+    sections = list(SleepSettings.model_fields)
+    for section, table in data.items():
+        if section not in sections:
+            raise ConfigError(
+                f"{where}: unknown section [{section}]{_suggest(section, sections)}; "
+                f"valid sections: {', '.join(sections)}"
+            )
+        if not isinstance(table, Mapping):
+            raise ConfigError(f"{where}: [{section}] must be a table")
+        keys = list(_fields(section))
+        for key in table:
+            if key not in keys:
+                raise ConfigError(
+                    f"{where}: unknown key {section}.{key}{_suggest(key, keys)}; "
+                    f"valid keys of [{section}]: {', '.join(keys)}"
+                )
+
+
+def _coerce(section: str, key: str, raw: Any, where: str) -> Any:
+    """Text from the environment or a flag -> the field's type."""
+    if not isinstance(raw, str):
+        return raw
+    annotation = str(_fields(section)[key].annotation)
+    text = raw.strip()
+    try:
+        if annotation == "bool" or annotation == "<class 'bool'>":
+            lowered = text.lower()
+            if lowered in ("1", "true", "yes", "on"):
+                return True
+            if lowered in ("0", "false", "no", "off"):
+                return False
+            raise ValueError("expected true or false")
+        if "int" in annotation and "str" not in annotation:
+            return int(text)
+        if "float" in annotation:
+            return float(text)
+        if "list" in annotation:
+            return [p.strip() for p in text.split(",") if p.strip()]
+        if "dict" in annotation:
+            parsed = tomllib.loads(f"v = {text}")["v"]
+            if not isinstance(parsed, dict):
+                raise ValueError("expected an inline table such as {timeout = 60}")
+            return parsed
+    except (ValueError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{where}: {section}.{key}={raw!r} is not valid: {exc}") from None
+    return raw
+
+
+def _layer_from_flat(flat: Mapping[str, Any], source: str) -> _Layer:
+    values: dict[str, dict[str, Any]] = {}
+    sources: dict[str, str] = {}
+    for dotted, raw in flat.items():
+        if raw is None:
+            continue
+        section, _, key = dotted.partition(".")
+        _check_shape({section: {key: raw}}, source)
+        values.setdefault(section, {})[key] = _coerce(section, key, raw, source)
+        sources[dotted] = source
+    return _Layer(values, sources)
+
+
+def _read_toml(path: Path) -> _Layer | None:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+    _check_shape(data, str(path))
+    sources = {f"{s}.{k}": str(path) for s, table in data.items() for k in table}
+    return _Layer({s: dict(t) for s, t in data.items()}, sources)
+
+
+def _env_layer(environ: Mapping[str, str]) -> _Layer:
+    flat: dict[str, str] = {}
+    sections = list(SleepSettings.model_fields)
+    for name, value in environ.items():
+        if not name.startswith(ENV_PREFIX) or name in _NOT_CONFIG_ENV:
+            continue
+        rest = name[len(ENV_PREFIX) :].lower()
+        section = next((s for s in sections if rest.startswith(s + "_")), None)
+        if section is None:
+            continue
+        flat[f"{section}.{rest[len(section) + 1 :]}"] = value
+    layer = _layer_from_flat(flat, "environment")
+    layer.sources = {k: f"env {ENV_PREFIX}{k.replace('.', '_').upper()}" for k in layer.sources}
+    return layer
+
+
+def _merge(layers: list[_Layer]) -> SleepConfig:
+    values: dict[str, dict[str, Any]] = {}
+    sources: dict[str, str] = {}
+    for layer in layers:
+        for section, table in layer.values.items():
+            values.setdefault(section, {}).update(table)
+        sources.update(layer.sources)
+    try:
+        settings = SleepSettings.model_validate(values)
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            dotted = ".".join(str(p) for p in error["loc"][:2])
+            problems.append(f"{dotted} ({sources.get(dotted, 'default')}): {error['msg']}")
+        raise ConfigError("invalid configuration: " + "; ".join(problems)) from None
+    if settings.train.lr_min > settings.train.lr_max:
+        raise ConfigError("train.lr_min must not exceed train.lr_max")
+    flat_sources = {
+        f"{s}.{k}": sources.get(f"{s}.{k}", "default")
+        for s, table in settings.model_dump().items()
+        for k in table
+    }
+    return SleepConfig(settings, flat_sources)
+
+
+def user_config_path() -> Path:
+    override = os.environ.get("SKILLOPT_SLEEP_CONFIG")
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("skillopt-sleep", appauthor=False)) / "config.toml"
+
+
+def project_config_path(project: str | os.PathLike[str]) -> Path:
+    return Path(project) / PROJECT_CONFIG
+
+
+def load_config(
+    project: str | os.PathLike[str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+) -> SleepConfig:
+    """The merged configuration for ``project`` (see the module docstring for the layers)."""
+    layers: list[_Layer] = []
+    for path in (user_config_path(), project_config_path(project) if project else None):
+        layer = _read_toml(path) if path is not None else None
+        if layer is not None:
+            layers.append(layer)
+    layers.append(_env_layer(os.environ if environ is None else environ))
+    layers.append(_layer_from_flat(overrides or {}, "flag"))
+    return _merge(layers)

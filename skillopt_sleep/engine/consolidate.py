@@ -1,0 +1,163 @@
+"""Consolidate: one night is one training epoch of ``skillopt_core`` on one target file.
+
+The trainer sees the target's training view (the user's text protected, the learned region
+editable), rolls out tonight's tasks, reflects, clips to tonight's learning rate, applies and gates
+on the validation tasks. What carries across nights — the rejected-edit buffer and the optimizer's
+meta notes — is seeded into a fresh run and read back after it, so nights behave as epochs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from skillopt_core.backends.runtime import Roles
+from skillopt_core.config import TrainConfig, validate
+from skillopt_core.errors import NoEvidenceError
+from skillopt_core.optim.buffer import RejectedBuffer
+from skillopt_core.optim.gate import GatePolicy
+from skillopt_core.optim.schedule import LRSchedule
+from skillopt_core.optim.trainer import StepCallback, Trainer
+from skillopt_core.records import EvalResult
+from skillopt_core.rundir import RunDir
+from skillopt_sleep.engine.config import SleepConfig
+from skillopt_sleep.engine.select import Selection
+from skillopt_sleep.replay import NightEnvironment
+from skillopt_sleep.skills import body_from_view, training_view, with_learned
+
+LR_HORIZON_NIGHTS = 14
+"""Nights over which the textual learning rate decays from its max to its floor (cosine)."""
+
+
+@dataclass(frozen=True)
+class Carry:
+    """What one target file carries from night to night."""
+
+    rejected: tuple[Mapping[str, Any], ...] = ()
+    meta_notes: str = ""
+    nights: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rejected": list(self.rejected),
+            "meta_notes": self.meta_notes,
+            "nights": self.nights,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> Carry:
+        data = data or {}
+        return cls(
+            tuple(data.get("rejected", ())),
+            str(data.get("meta_notes", "")),
+            int(data.get("nights", 0)),
+        )
+
+
+@dataclass(frozen=True)
+class Consolidation:
+    base_text: str  # the live text (or the new managed skill) the night started from
+    proposed_text: str
+    accepted: tuple[Mapping[str, Any], ...]
+    rejected: tuple[Mapping[str, Any], ...]  # tonight's rejections only
+    history: tuple[Mapping[str, Any], ...]
+    val_before: EvalResult
+    val_after: EvalResult
+    test_before: EvalResult | None
+    test_after: EvalResult | None
+    gate_split: Literal["val", "train"]
+    carry: Carry
+    lr_budget: int
+
+
+def tonight_lr(config: SleepConfig, nights_closed: int) -> int:
+    schedule = LRSchedule("cosine", config.train.lr_max, config.train.lr_min)
+    return schedule.budget(min(nights_closed, LR_HORIZON_NIGHTS - 1), LR_HORIZON_NIGHTS)
+
+
+def train_config(config: SleepConfig, selection: Selection, lr: int) -> TrainConfig:
+    return validate(
+        TrainConfig(
+            env="night",
+            epochs=1,
+            batch_size=max(1, len(selection.train)),
+            minibatch_size=config.train.minibatch_size,
+            eval_samples=config.night.samples,
+            workers=config.train.workers,
+            seed=config.night.seed,
+            lr=LRSchedule("constant", lr, lr),
+            gate=GatePolicy(metric=config.train.gate_metric),
+            slow_update=config.train.slow_update,
+            meta_skill=config.train.meta,
+        )
+    )
+
+
+def consolidate(
+    base_text: str,
+    selection: Selection,
+    roles: Roles,
+    config: SleepConfig,
+    run_dir: Path,
+    carry: Carry,
+    *,
+    judge: Any = None,
+    on_step: StepCallback | None = None,
+) -> Consolidation:
+    view = training_view(base_text)
+    env = NightEnvironment(
+        {"train": selection.train, "val": selection.val, "test": selection.test}, judge
+    )
+    lr = tonight_lr(config, carry.nights)
+    trainer = Trainer(
+        train_config(config, selection, lr), env, roles, RunDir(run_dir), view, on_step=on_step
+    )
+    if trainer.state.next_step == 0 and not trainer.history:  # a fresh night, not a resumed one
+        trainer.rejected = RejectedBuffer.from_json(carry.rejected)
+        trainer.state.meta_notes = carry.meta_notes
+    known = len(carry.rejected)
+    result = trainer.fit()
+    _guard_evidence(env, result.history, roles)
+    best = result.best_skill
+    evaluate = trainer.evaluator.evaluate
+    has_test = bool(env.items("test"))
+    rejected_now = trainer.rejected.to_json()
+    return Consolidation(
+        base_text=base_text,
+        proposed_text=with_learned(base_text, body_from_view(best)) if best != view else base_text,
+        accepted=tuple(result.accepted),
+        rejected=tuple(rejected_now[known:]),
+        history=tuple(result.history),
+        val_before=evaluate(view, "val"),
+        val_after=evaluate(best, "val"),
+        test_before=evaluate(view, "test") if has_test else None,
+        test_after=evaluate(best, "test") if has_test else None,
+        gate_split=selection.gate_split,
+        carry=replace(
+            carry,
+            rejected=tuple(rejected_now),
+            meta_notes=trainer.state.meta_notes,
+            nights=carry.nights + 1,
+        ),
+        lr_budget=lr,
+    )
+
+
+def _guard_evidence(env: NightEnvironment, history: Any, roles: Roles) -> None:
+    """A night that learned nothing because nothing usable came back must say so, loudly."""
+    reason = env.unusable_reason()
+    if reason:
+        raise NoEvidenceError(
+            f"every replay on the target {roles.target.name}:{roles.target.model or 'default'} "
+            f"came back as {reason}; no edit can be judged",
+            hint="check the target backend's login and model (skillopt-sleep doctor), then run again",
+        )
+    steps = [h for h in history if isinstance(h, Mapping)]
+    dropped = [d for h in steps for d in h.get("dropped_minibatches", [])]
+    if steps and dropped and not any(h.get("proposed") for h in steps):
+        raise NoEvidenceError(
+            f"the optimizer {roles.optimizer.name} never returned usable edits ({dropped[0]})",
+            hint="check the optimizer model; it must answer with the JSON edits it is asked for",
+        )

@@ -1,0 +1,263 @@
+"""One night: lock → harvest → mine → select → replay + consolidate per target → stage → save.
+
+The only place the pipeline is composed. It never prints: progress goes to the ``progress``
+callback as ``(stage, done, total)`` and the result is a :class:`NightReport`. Durable state is
+written in an order that makes a killed night safe to re-run: the proposal is staged (atomically)
+before the carried optimizer state and the history are saved, and the harvest index is committed
+last, so an interrupted night re-reads its sessions (the miner's archive de-duplicates them).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from skillopt_core.backends.runtime import Budget, Roles, open_roles
+from skillopt_sleep.engine import reporting
+from skillopt_sleep.engine.config import SleepConfig, load_config
+from skillopt_sleep.engine.consolidate import Carry, Consolidation, consolidate
+from skillopt_sleep.engine.records import NightReport
+from skillopt_sleep.engine.select import Selection, select_tasks
+from skillopt_sleep.engine.state import ProjectState, append_line, read_json, write_json
+from skillopt_sleep.records import Task
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class TargetRun:
+    """One file trained tonight and what came of it."""
+
+    path: Path
+    kind: str
+    live: bytes | None
+    families: tuple[str, ...]
+    result: Consolidation
+
+
+def _night_id(now: datetime) -> str:
+    return now.strftime("%Y%m%d-%H%M%S")
+
+
+def _budget(config: SleepConfig) -> Budget:
+    b = config.budget
+    return Budget(b.max_calls or None, b.max_tokens or None, b.max_usd or None)
+
+
+def open_night_roles(config: SleepConfig) -> tuple[Roles, Any]:
+    """The optimizer and target roles (health-checked) and the judge, sharing one ledger."""
+    options = {"seed": config.night.seed, **config.backends.options}
+    roles = open_roles(config.backends.optimizer, config.backends.target, options, _budget(config))
+    judge = None
+    if config.backends.judge:
+        judge = open_roles(
+            config.backends.judge, config.backends.judge, options, ledger=roles.ledger
+        ).optimizer
+    return roles, judge
+
+
+def _harvest(state: ProjectState, config: SleepConfig, first_night: bool) -> tuple[Any, Any]:
+    """Sessions new since the last committed night; the index handle stays open (uncommitted)."""
+    from skillopt_sleep.harvest import HarvestIndex
+    from skillopt_sleep.harvest._harvest import run
+
+    index = HarvestIndex.for_state_dir(state.root)
+    try:
+        result = run(
+            state.project,
+            config.night.sources,
+            config.night.since if first_night else None,
+            index,
+            homes=config.homes,
+        )
+    except BaseException:
+        index.rollback()
+        index.close()
+        raise
+    return result, index
+
+
+def _mine(state: ProjectState, config: SleepConfig, sessions: Sequence[Any], night_id: str) -> Any:
+    from skillopt_sleep.mine import Archive, MineConfig, mine
+
+    mine_config = MineConfig(
+        embedder=config.mine.embedder,
+        min_family_size=config.mine.min_family_size,
+        recall_k=config.mine.recall_k,
+        dream_rollouts=config.night.samples,
+        night=night_id,
+    )
+    with Archive(state.archive_path) as archive:
+        return mine(sessions, archive, mine_config)
+
+
+def _group_by_target(
+    selection: Selection, routes: Mapping[str, Any]
+) -> dict[Path, tuple[Any, Selection]]:
+    groups: dict[Path, tuple[Any, Selection]] = {}
+    for family in selection.families:
+        target = routes[family]
+        groups.setdefault(target.path, (target, selection))
+
+    def only(tasks: Sequence[Task], families: set[str]) -> tuple[Task, ...]:
+        return tuple(t for t in tasks if t.family in families)
+
+    out: dict[Path, tuple[Any, Selection]] = {}
+    for path, (target, _) in groups.items():
+        families = {f for f in selection.families if routes[f].path == path}
+        train = only(selection.train, families)
+        val = only(selection.val, families) if selection.gate_split == "val" else train
+        gate = selection.gate_split
+        if gate == "val" and len(val) < 1:
+            val, gate = train, "train"
+        out[path] = (
+            target,
+            Selection(train, val, only(selection.test, families), tuple(sorted(families)), gate, 0),
+        )
+    return out
+
+
+def run_night(
+    project: str | Path,
+    config: SleepConfig | None = None,
+    *,
+    dry_run: bool = False,
+    progress: Progress | None = None,
+    home: Path | None = None,
+    now: datetime | None = None,
+) -> NightReport:
+    """Run one night for ``project`` (see the module docstring). Raises SkillOptError subclasses:
+    BusyError when another night holds the project, NoEvidenceError when nothing usable came back,
+    BackendError when a backend is dead, StorageError when state cannot be written."""
+    from skillopt_sleep.skills import find_skills, managed_target, memory_file, route_families
+    from skillopt_sleep.skills.route import Target
+
+    config = config or load_config(project)
+    state = ProjectState(project)
+    tick = progress or (lambda stage, done, total: None)
+    started = now or datetime.now(timezone.utc)
+    night_id = _night_id(started)
+    timings: dict[str, float] = {}
+    with state.night_lock():
+        from skillopt_sleep.stage.transaction import recover
+
+        recover(state)
+        carry_all: dict[str, Any] = read_json(state.optimizer_path, {}) or {}
+        first_night = not state.history_path.exists()
+        clock = time.perf_counter()
+        tick("harvest", 0, 1)
+        harvested, index = _harvest(state, config, first_night)
+        try:
+            timings["harvest"] = time.perf_counter() - clock
+            tick("harvest", 1, 1)
+            clock = time.perf_counter()
+            tick("mine", 0, 1)
+            mined = _mine(state, config, harvested.sessions, night_id)
+            timings["mine"] = time.perf_counter() - clock
+            tick("mine", 1, 1)
+            base = reporting.Basics(
+                night_id=night_id,
+                project=str(state.project),
+                started_at=started.isoformat(),
+                dry_run=dry_run,
+                sessions=len(harvested.sessions),
+                requests=int(mined.stats.get("candidates", 0)),
+                embedder=mined.embedder_name,
+                backends={
+                    "optimizer": config.backends.optimizer,
+                    "target": config.backends.target,
+                    "judge": config.backends.judge,
+                },
+            )
+            new_work = bool(harvested.sessions)  # the index is committed only by a finished night
+            selection = select_tasks(
+                mined,
+                max_tasks=config.night.max_tasks,
+                has_judge=bool(config.backends.judge),
+                min_val_tasks=config.night.min_val_tasks,
+            )
+            if not new_work or selection.empty:
+                report = reporting.quiet_night(
+                    base,
+                    mined,
+                    "nothing new" if not new_work else "no change",
+                    "no new sessions since the last night"
+                    if not new_work
+                    else "no recurring task could be replayed yet",
+                    timings,
+                    history=reporting.history(state),
+                )
+                _finish(state, report, index, dry_run)
+                return report
+            skills = find_skills(state.project, home or Path.home())
+            fallback = (
+                Target(memory_file(state.project, config.night.sources), "memory", "memory")
+                if config.night.memory
+                else managed_target(
+                    state.project, config.night.sources, config.night.learned_skill_dir
+                )
+            )
+            requests = {f.id: list(f.requests) for f in mined.families}
+            routes = route_families(requests, skills, fallback)
+            roles, judge = open_night_roles(config)
+            runs: list[TargetRun] = []
+            groups = _group_by_target(selection, routes)
+            clock = time.perf_counter()
+            for number, (path, (target, part)) in enumerate(sorted(groups.items())):
+                tick("replay", number, len(groups))
+                live = path.read_bytes() if path.is_file() else None
+                base_text = (
+                    live.decode("utf-8", "replace")
+                    if live is not None
+                    else reporting.new_file_text(target, mined, part.families)
+                )
+                key = str(path)
+                result = consolidate(
+                    base_text,
+                    part,
+                    roles,
+                    config,
+                    state.night_dir(night_id) / f"target-{number:02d}",
+                    Carry.from_json(carry_all.get(key)),
+                    judge=judge,
+                )
+                carry_all[key] = result.carry.to_json()
+                runs.append(TargetRun(path, target.kind, live, part.families, result))
+            tick("replay", len(groups), len(groups))
+            timings["replay+consolidate"] = time.perf_counter() - clock
+            clock = time.perf_counter()
+            report = reporting.full_night(
+                base, mined, routes, runs, roles, timings, history=reporting.history(state)
+            )
+            if not dry_run and report.changes:
+                tick("stage", 0, 1)
+                report = reporting.stage_report(state, report, runs)
+                tick("stage", 1, 1)
+                if config.night.auto_adopt:
+                    from skillopt_sleep.engine.api import adopt
+
+                    adopt(state.project, report.proposal)
+                    report = reporting.mark_adopted(report)
+            timings["stage"] = time.perf_counter() - clock
+            if not dry_run:
+                write_json(state.optimizer_path, carry_all)
+            _finish(state, report, index, dry_run)
+            return report
+        finally:
+            index.close()
+
+
+def _finish(state: ProjectState, report: NightReport, index: Any, dry_run: bool) -> None:
+    """Save the night's report and history line, then commit the harvest index (last)."""
+    from skillopt_sleep.jsonable import to_jsonable
+
+    if dry_run:
+        index.rollback()
+        return
+    write_json(state.night_dir(report.night_id) / "report.json", to_jsonable(report))
+    append_line(state.history_path, reporting.summary_line(report))
+    index.commit()

@@ -1,0 +1,283 @@
+"""Turn what a night did into its :class:`NightReport` (pure), and stage it with its files."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from skillopt_core.backends.runtime import Roles
+from skillopt_sleep.engine.records import (
+    EditView,
+    FamilyView,
+    HeldOut,
+    NightReport,
+    SkillChange,
+    Usage,
+)
+from skillopt_sleep.engine.state import ProjectState, read_lines
+
+if TYPE_CHECKING:
+    from skillopt_sleep.engine.night import TargetRun
+
+
+@dataclass(frozen=True)
+class Basics:
+    night_id: str
+    project: str
+    started_at: str
+    dry_run: bool
+    sessions: int
+    requests: int
+    embedder: str
+    backends: Mapping[str, str] = field(default_factory=dict)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat()
+
+
+def family_views(mined: Any, routes: Mapping[str, Any] | None = None) -> tuple[FamilyView, ...]:
+    views = []
+    for family in sorted(mined.families, key=lambda f: (-f.size, f.id)):
+        target = routes.get(family.id) if routes else None
+        views.append(
+            FamilyView(
+                id=family.id,
+                size=family.size,
+                examples=tuple(family.requests[:3]),
+                judged_by=family.judged_by,
+                checks=tuple(f"{c.kind}: {c.value}" for c in family.checks),
+                skill=str(target.path) if target is not None else "",
+                new_tonight=family.new_tonight,
+                outcomes=dict(family.outcomes),
+            )
+        )
+    return tuple(views)
+
+
+def history(state: ProjectState, limit: int = 30) -> tuple[Mapping[str, Any], ...]:
+    return tuple(read_lines(state.history_path)[-limit:])
+
+
+def quiet_night(
+    base: Basics,
+    mined: Any,
+    outcome: Any,
+    message: str,
+    timings: Mapping[str, float],
+    *,
+    history: tuple[Mapping[str, Any], ...] = (),
+) -> NightReport:
+    return NightReport(
+        night_id=base.night_id,
+        project=base.project,
+        started_at=base.started_at,
+        finished_at=_now(),
+        dry_run=base.dry_run,
+        outcome=outcome,
+        message=message,
+        sessions=base.sessions,
+        requests=base.requests,
+        tasks=len(mined.tasks),
+        families=family_views(mined),
+        changes=(),
+        edits=(),
+        held_out=None,
+        usage=Usage(),
+        stage_seconds={k: round(v, 4) for k, v in timings.items()},
+        embedder=base.embedder,
+        backends=dict(base.backends),
+        history=history,
+    )
+
+
+def _edits(runs: Sequence[TargetRun]) -> tuple[EditView, ...]:
+    views: list[EditView] = []
+    for run in runs:
+        skill = str(run.path)
+        for edit in run.result.accepted:
+            views.append(_edit_view(skill, edit, accepted=True))
+        for entry in run.result.rejected:
+            edit = {**entry["edit"], "step": entry.get("step", 0), "delta": entry.get("delta", 0.0)}
+            view = _edit_view(skill, edit, accepted=False)
+            views.append(replace(view, harmful=bool(entry.get("alone")) and view.delta < 0))
+    return tuple(views)
+
+
+def _edit_view(skill: str, edit: Mapping[str, Any], *, accepted: bool) -> EditView:
+    return EditView(
+        skill=skill,
+        op=str(edit.get("op", "")),
+        anchor=str(edit.get("anchor", "")),
+        content=str(edit.get("content", "")),
+        rationale=str(edit.get("rationale", "")),
+        step=int(edit.get("step", 0)),
+        accepted=accepted,
+        delta=round(float(edit.get("delta", 0.0)), 4),
+    )
+
+
+def held_out(runs: Sequence[TargetRun]) -> HeldOut | None:
+    before: list[float] = []
+    after: list[float] = []
+    for run in runs:
+        b, a = run.result.test_before, run.result.test_after
+        if b is None or a is None:
+            continue
+        for item, score in sorted(b.per_item_hard.items()):
+            before.append(score)
+            after.append(a.per_item_hard.get(item, 0.0))
+    if not before:
+        return None
+    from skillopt_sleep.stage.stats import paired_bootstrap, verdict
+
+    _, lo, hi = paired_bootstrap(before, after)
+    return HeldOut(
+        before=round(sum(before) / len(before), 4),
+        after=round(sum(after) / len(after), 4),
+        n=len(before),
+        ci_low=round(lo, 4),
+        ci_high=round(hi, 4),
+        verdict=verdict(len(before), lo, hi),
+    )
+
+
+def _changes(runs: Sequence[TargetRun]) -> tuple[SkillChange, ...]:
+    import hashlib
+
+    out = []
+    for run in runs:
+        result = run.result
+        proposed = result.proposed_text.encode("utf-8")
+        if run.live is not None and proposed == run.live:
+            continue
+        if run.live is None and not result.accepted:
+            continue  # never create a managed skill that learned nothing
+        if not result.accepted and result.proposed_text == result.base_text:
+            continue
+        out.append(
+            SkillChange(
+                path=str(run.path),
+                kind="memory" if run.kind == "memory" else "skill",
+                created=run.live is None,
+                live_sha256=hashlib.sha256(run.live).hexdigest() if run.live is not None else "",
+                proposed_sha256=hashlib.sha256(proposed).hexdigest(),
+                staged_file="",
+                accepted_edits=len(result.accepted),
+                val_before=round(result.val_before.hard, 4),
+                val_after=round(result.val_after.hard, 4),
+                val_tasks=result.val_before.n,
+                gate_split=result.gate_split,
+                steps=tuple(result.history),
+            )
+        )
+    return tuple(out)
+
+
+def full_night(
+    base: Basics,
+    mined: Any,
+    routes: Mapping[str, Any],
+    runs: Sequence[TargetRun],
+    roles: Roles,
+    timings: Mapping[str, float],
+    *,
+    history: tuple[Mapping[str, Any], ...] = (),
+) -> NightReport:
+    totals = roles.ledger.totals
+    changes = _changes(runs)
+    edits = _edits(runs)
+    accepted = sum(1 for e in edits if e.accepted)
+    if changes:
+        outcome, message = "staged", f"{accepted} edit(s) passed the gate"
+    else:
+        outcome, message = "no change", "no edit improved the validation score"
+    if base.dry_run:
+        outcome = "dry run"
+        message = f"dry run: {message}; nothing staged"
+    return NightReport(
+        night_id=base.night_id,
+        project=base.project,
+        started_at=base.started_at,
+        finished_at=_now(),
+        dry_run=base.dry_run,
+        outcome=outcome,
+        message=message,
+        sessions=base.sessions,
+        requests=base.requests,
+        tasks=len(mined.tasks),
+        families=family_views(mined, routes),
+        changes=changes,
+        edits=edits,
+        held_out=held_out(runs),
+        usage=Usage(
+            calls=totals.calls,
+            input_tokens=totals.input_tokens,
+            output_tokens=totals.output_tokens,
+            cost_usd=round(totals.cost_usd, 6),
+        ),
+        stage_seconds={k: round(v, 4) for k, v in timings.items()},
+        embedder=base.embedder,
+        backends=dict(base.backends),
+        history=history,
+    )
+
+
+def new_file_text(target: Any, mined: Any, families: Sequence[str]) -> str:
+    """The starting text of a file that does not exist yet (the managed skill, a memory file)."""
+    from skillopt_sleep.skills import managed_skill_text
+
+    if target.kind == "memory":
+        return "# Project notes\n"
+    intents = [f.representative for f in mined.families if f.id in families]
+    return managed_skill_text(intents)
+
+
+def stage_report(
+    state: ProjectState, report: NightReport, runs: Sequence[TargetRun]
+) -> NightReport:
+    from skillopt_sleep.jsonable import dumps
+    from skillopt_sleep.stage.proposal import FileChange, stage, unified_diff
+    from skillopt_sleep.stage.report import render_html, render_markdown
+
+    changed = {c.path for c in report.changes}
+    files = [
+        FileChange(
+            r.path, r.kind, r.live, r.result.proposed_text, accepted_edits=len(r.result.accepted)
+        )
+        for r in runs
+        if str(r.path) in changed
+    ]
+    directory = state.proposal_dir(report.night_id)
+    staged = replace(report, proposal=report.night_id, proposal_dir=str(directory))
+    diff = unified_diff(files)
+    reports = {
+        "report.md": render_markdown(staged, diff),
+        "report.html": render_html(staged, diff),
+        "report.json": dumps(staged, indent=2) + "\n",
+    }
+    stage(state, report.night_id, files, reports)
+    return staged
+
+
+def mark_adopted(report: NightReport) -> NightReport:
+    return replace(report, outcome="adopted", message=f"{report.message}; adopted (auto_adopt)")
+
+
+def summary_line(report: NightReport) -> dict[str, Any]:
+    held = report.held_out
+    return {
+        "night_id": report.night_id,
+        "started_at": report.started_at,
+        "outcome": report.outcome,
+        "sessions": report.sessions,
+        "tasks": report.tasks,
+        "accepted_edits": len(report.accepted),
+        "held_out_before": held.before if held else None,
+        "held_out_after": held.after if held else None,
+        "cost_usd": report.usage.cost_usd,
+        "calls": report.usage.calls,
+        "proposal": report.proposal,
+    }

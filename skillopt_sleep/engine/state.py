@@ -1,0 +1,186 @@
+"""The one owner of a project's state directory.
+
+    <state>/projects/<project-key>/
+        .lock                 held for the life of a night (one night per project at a time)
+        project.json          which project this directory belongs to
+        harvest-index.sqlite  the harvest index (see skillopt_sleep.harvest)
+        mine-archive.sqlite   the miner's archive (see skillopt_sleep.mine)
+        optimizer.json        what carries across nights: rejected edits, meta notes, nights closed
+        nights/<id>/          one night's run directories (core trainer state) and report.json
+        history.jsonl         one summary line per finished night (what `status` reads)
+        staging/<id>/         staged proposals (files, diff, manifest, reports)
+        backups/<id>/         live files as they were before an adopt
+        journal.jsonl         every adopt / reject / rollback
+        schedule.json         what `schedule` wrote to the OS, so `unschedule` removes exactly it
+        logs/                 scheduled nights' output
+
+Everything here is created private to the user (0700 directories, 0600 files).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from skillopt_core.errors import StorageError
+from skillopt_core.lock import exclusive, holder
+from skillopt_core.rundir import atomic_write_bytes
+from skillopt_sleep.harvest._index import INDEX_NAME
+from skillopt_sleep.mine.archive import ARCHIVE_NAME
+from skillopt_sleep.paths import project_state_dir
+
+PRIVATE_DIR = 0o700
+PRIVATE_FILE = 0o600
+
+
+def make_private_dir(path: Path) -> Path:
+    """Create ``path`` (and parents) readable by the user only; an existing one is tightened."""
+    try:
+        path.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR)
+        if os.name == "posix":
+            os.chmod(path, PRIVATE_DIR)
+    except OSError as exc:
+        raise StorageError(
+            f"cannot create the state directory {path}: {exc.strerror or exc}",
+            hint="free some disk space or point SKILLOPT_SLEEP_HOME at a writable directory",
+        ) from None
+    return path
+
+
+def write_private(path: Path, data: bytes | str) -> None:
+    """Atomic, private write of one state file; a full disk is a StorageError, never half a file."""
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        atomic_write_bytes(path, payload, mode=PRIVATE_FILE)
+    except OSError as exc:
+        raise StorageError(
+            f"cannot write {path}: {exc.strerror or exc}",
+            hint="free some disk space or fix the directory's permissions; live files are untouched",
+        ) from None
+
+
+def write_json(path: Path, data: Any) -> None:
+    write_private(path, json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def read_json(path: Path, default: Any = None) -> Any:
+    """A state file's JSON; a missing file is ``default``, a damaged one a StorageError."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return default
+    except (OSError, ValueError) as exc:
+        raise StorageError(
+            f"the state file {path} is unreadable or damaged ({exc})",
+            hint=f"move it aside (mv {path} {path}.bad) and run again",
+        ) from None
+
+
+def append_line(path: Path, record: dict[str, Any]) -> None:
+    """Append one JSON line and sync it (the journal and the history are append-only)."""
+    line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, PRIVATE_FILE)
+        try:
+            os.write(fd, line.encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise StorageError(f"cannot append to {path}: {exc.strerror or exc}") from None
+
+
+def read_lines(path: Path) -> list[dict[str, Any]]:
+    """Records of an append-only file; a torn last line (a killed write) is ignored."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    out: list[dict[str, Any]] = []
+    for line in text.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            out.append(record)
+    return out
+
+
+class ProjectState:
+    """Paths and locking for one project's state; created lazily, read without side effects."""
+
+    def __init__(self, project: str | os.PathLike[str], root: Path | None = None) -> None:
+        self.project = Path(project).expanduser().resolve()
+        self.root = Path(root) if root is not None else project_state_dir(self.project)
+
+    def ensure(self) -> ProjectState:
+        make_private_dir(self.root)
+        marker = self.root / "project.json"
+        recorded = read_json(marker)
+        if recorded is None:
+            write_json(marker, {"project": str(self.project)})
+        elif recorded.get("project") != str(self.project):
+            raise StorageError(
+                f"{self.root} belongs to the project {recorded.get('project')}, not {self.project}",
+                hint="use a different --state-dir for each project",
+            )
+        return self
+
+    @property
+    def index_path(self) -> Path:
+        return self.root / INDEX_NAME
+
+    @property
+    def archive_path(self) -> Path:
+        return self.root / ARCHIVE_NAME
+
+    @property
+    def optimizer_path(self) -> Path:
+        return self.root / "optimizer.json"
+
+    @property
+    def history_path(self) -> Path:
+        return self.root / "history.jsonl"
+
+    @property
+    def journal_path(self) -> Path:
+        return self.root / "journal.jsonl"
+
+    @property
+    def schedule_path(self) -> Path:
+        return self.root / "schedule.json"
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.root / "logs"
+
+    def night_dir(self, night_id: str) -> Path:
+        return self.root / "nights" / night_id
+
+    def proposal_dir(self, night_id: str) -> Path:
+        return self.root / "staging" / night_id
+
+    def backup_dir(self, night_id: str) -> Path:
+        return self.root / "backups" / night_id
+
+    def proposals(self) -> list[Path]:
+        staging = self.root / "staging"
+        if not staging.is_dir():
+            return []
+        return sorted(p for p in staging.iterdir() if (p / "manifest.json").is_file())
+
+    @contextmanager
+    def night_lock(self, what: str = "skillopt-sleep night") -> Iterator[None]:
+        """Exclusive for one night per project; a second one fails at once (BusyError, exit 5)."""
+        self.ensure()
+        with exclusive(self.root, what):
+            yield
+
+    def running(self) -> str | None:
+        """The pid of a night running now, or None."""
+        return holder(self.root) if self.root.is_dir() else None

@@ -1,0 +1,152 @@
+"""The night as an optimizer environment: mined tasks are the items, replays are the rollouts.
+
+``skillopt_core``'s trainer runs on any :class:`~skillopt_core.envs.base.Environment`; this one
+replays a task on the target backend with the candidate skill and judges the answer with the task's
+rule checks, then (when a judge role is configured) its rubric.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from skillopt_core.backends._protocol import Backend, CompletionRequest
+from skillopt_core.envs.base import canonical_split
+from skillopt_core.envs.scoring import best_scores
+from skillopt_core.records import Item, Rollout, Score
+from skillopt_core.structured import StructuredReplyError, complete_json
+from skillopt_sleep.records import Task
+from skillopt_sleep.replay.checks import guidance_for, run_checks
+from skillopt_sleep.replay.prompt import replay_request
+
+JUDGE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["pass", "score"],
+    "properties": {
+        "pass": {"type": "boolean"},
+        "score": {"type": "number", "minimum": 0, "maximum": 1},
+        "reason": {"type": "string"},
+    },
+}
+_REFUSALS = ("i can't help", "i cannot help", "i'm unable to", "i am unable to")
+
+
+def judgeable(task: Task, has_judge: bool) -> bool:
+    """A task can be scored offline: it has checks, a reference, or a rubric and a judge."""
+    return bool(task.checks or task.reference or (task.rubric and has_judge))
+
+
+def task_item(task: Task) -> Item:
+    needs = "; ".join(guidance_for(c) for c in task.checks)
+    return Item(
+        id=task.id,
+        fields={
+            "question": task.intent,
+            "answers": [],
+            "reference": task.reference or (f"an answer that passes: {needs}" if needs else ""),
+            "family": task.family,
+            "task": task,
+        },
+    )
+
+
+class NightEnvironment:
+    name = "night"
+
+    def __init__(self, tasks: Mapping[str, Sequence[Task]], judge: Backend | None = None) -> None:
+        self._items = {
+            split: [task_item(t) for t in tasks.get(split, ())]
+            for split in ("train", "val", "test")
+        }
+        self.judge = judge
+        self._lock = threading.Lock()
+        self.failure_kinds: Counter[str] = Counter()  # why replies were unusable (empty, refusal)
+        self.replies = 0
+
+    def items(self, split: str) -> list[Item]:
+        if split == "all":
+            return [*self._items["train"], *self._items["val"], *self._items["test"]]
+        return self._items[canonical_split(split)]
+
+    def rollout(self, skill: str, item: Item, target: Backend, sample: int = 0) -> Rollout:
+        task: Task = item.get("task")
+        request = replay_request(task, skill, sample)
+        completion = target.complete(request)
+        answer = completion.text.strip()
+        self._note(answer)
+        return Rollout(
+            item_id=item.id,
+            response=answer,
+            trajectory=(
+                {"role": "user", "content": task.intent},
+                {"role": "assistant", "content": answer},
+            ),
+            usage=completion.usage,
+            sample=sample,
+        )
+
+    def _note(self, answer: str) -> None:
+        kind = ""
+        if not answer:
+            kind = "empty reply"
+        elif answer.lower().startswith(_REFUSALS):
+            kind = "refusal"
+        with self._lock:
+            self.replies += 1
+            if kind:
+                self.failure_kinds[kind] += 1
+
+    def unusable_reason(self) -> str:
+        """The one reason every reply was unusable, or "" when some replies were real answers."""
+        if not self.replies:
+            return ""
+        (kind, count), *rest = self.failure_kinds.most_common() or [("", 0)]
+        return kind if count == self.replies and not rest else ""
+
+    def score(self, item: Item, rollout: Rollout) -> Score:
+        task: Task = item.get("task")
+        answer = rollout.response
+        if task.checks:
+            results = run_checks(task.checks, answer)
+            failed = [r.reason for r in results if not r.passed]
+            soft = sum(r.passed for r in results) / len(results)
+            if failed:
+                return Score(0.0, soft, "; ".join(failed))
+            if not (task.rubric and self.judge):
+                return Score(1.0, 1.0, "all checks passed")
+        if task.rubric and self.judge is not None:
+            return self._judge(task, answer)
+        if task.reference:
+            hard, soft = best_scores(answer, [task.reference])
+            return Score(
+                float(hard),
+                soft,
+                "matches the accepted answer"
+                if hard
+                else f"F1 {soft:.2f} against the accepted answer",
+            )
+        return Score(0.0, 0.0, "no way to judge this task")
+
+    def _judge(self, task: Task, answer: str) -> Score:
+        assert self.judge is not None
+        prompt = (
+            "Judge whether the answer accomplishes the developer's request.\n\n"
+            f"## Request\n{task.intent}\n\n## Rubric\n{task.rubric}\n\n## Answer\n{answer}\n\n"
+            'Reply with JSON only: {"pass": true|false, "score": 0..1, "reason": "..."}'
+        )
+        request = CompletionRequest.of(
+            prompt,
+            max_tokens=400,
+            purpose="judge",
+            metadata={"task_id": task.id, "answer": answer, "rubric": task.rubric},
+        )
+        try:
+            verdict = complete_json(self.judge, request, JUDGE_SCHEMA)
+        except StructuredReplyError as exc:
+            return Score(0.0, 0.0, f"judge reply unusable: {exc}")
+        passed = bool(verdict["pass"])
+        return Score(
+            1.0 if passed else 0.0, float(verdict["score"]), str(verdict.get("reason", ""))[:400]
+        )

@@ -1,0 +1,141 @@
+"""Route each task family to the skill it belongs in, or to the managed learned skill.
+
+A family goes to the user skill whose name and description best match its requests (TF-IDF
+cosine over words), when the match clears ``threshold``; otherwise to one managed skill the engine
+creates and owns (or, on request, the harness memory file). Pure: same inputs, same routes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from skillopt_sleep.skills.discover import SkillFile
+
+MANAGED_NAME = "skillopt-learned"
+MANAGED_ROOTS = {"claude": ".claude/skills", "codex": ".agents/skills", "copilot": ".github/skills"}
+DESCRIPTION_LIMIT = 1024
+_WORD = re.compile(r"[a-z][a-z0-9]+")
+_STOP = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "to",
+        "of",
+        "for",
+        "in",
+        "on",
+        "with",
+        "is",
+        "are",
+        "be",
+        "it",
+        "this",
+        "that",
+        "please",
+        "can",
+        "you",
+        "me",
+        "my",
+        "i",
+        "use",
+        "when",
+        "skill",
+        "skills",
+        "should",
+        "do",
+        "does",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Target:
+    """A file the night trains: a user skill, the managed learned skill, or a memory file."""
+
+    path: Path
+    name: str
+    kind: str  # "skill" | "managed" | "memory"
+    description: str = ""
+
+
+def managed_target(project: Path, sources: Sequence[str], directory: str = "") -> Target:
+    root = directory or next((MANAGED_ROOTS[s] for s in sources if s in MANAGED_ROOTS), "")
+    root = root or MANAGED_ROOTS["claude"]
+    return Target(project / root / MANAGED_NAME / "SKILL.md", MANAGED_NAME, "managed")
+
+
+def managed_skill_text(family_intents: Sequence[str]) -> str:
+    """A new managed skill: frontmatter whose description says when the agent should load it."""
+    topics = "; ".join(dict.fromkeys(" ".join(t.split())[:80] for t in family_intents))
+    description = (
+        "Procedures learned overnight by SkillOpt-Sleep from this project's recurring requests. "
+        f"Use when the request resembles: {topics}"
+    )
+    if len(description) > DESCRIPTION_LIMIT:
+        description = description[: DESCRIPTION_LIMIT - 3].rstrip() + "..."
+    description = description.replace('"', "'")
+    return (
+        f'---\nname: {MANAGED_NAME}\ndescription: "{description}"\n---\n\n'
+        "# Learned procedures\n\n"
+        "Maintained by SkillOpt-Sleep: each line below passed a validation gate on replays of "
+        "this project's own recurring tasks.\n"
+    )
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.lower()) if w not in _STOP]
+
+
+def _cosine(a: Mapping[str, float], b: Mapping[str, float]) -> float:
+    dot = sum(v * b.get(k, 0.0) for k, v in a.items())
+    na = sum(v * v for v in a.values()) ** 0.5
+    nb = sum(v * v for v in b.values()) ** 0.5
+    return dot / (na * nb) if na and nb else 0.0
+
+
+def route_families(
+    families: Mapping[str, Sequence[str]],
+    skills: Sequence[SkillFile],
+    fallback: Target,
+    threshold: float = 0.12,
+) -> dict[str, Target]:
+    """``{family id: target}`` for ``{family id: its request texts}``."""
+    import math
+
+    docs = {s.path: _words(f"{s.name.replace('-', ' ')} {s.description}") for s in skills}
+    fam_docs = {f: _words(" ".join(texts)) for f, texts in families.items()}
+    corpus = list(docs.values()) + list(fam_docs.values())
+    df: dict[str, int] = {}
+    for doc in corpus:
+        for word in set(doc):
+            df[word] = df.get(word, 0) + 1
+    n = len(corpus) or 1
+
+    def vector(words: list[str]) -> dict[str, float]:
+        counts: dict[str, float] = {}
+        for w in words:
+            counts[w] = counts.get(w, 0.0) + 1.0
+        return {w: c * (1.0 + math.log((1 + n) / (1 + df[w]))) for w, c in counts.items()}
+
+    skill_vectors = [(s, vector(docs[s.path])) for s in skills]
+    routes: dict[str, Target] = {}
+    for family in sorted(families):
+        fv = vector(fam_docs[family])
+        best: tuple[float, str, SkillFile | None] = (threshold, "", None)
+        for skill, sv in skill_vectors:
+            score = _cosine(fv, sv)
+            if score > best[0] or (score == best[0] and best[2] and str(skill.path) < best[1]):
+                best = (score, str(skill.path), skill)
+        chosen = best[2]
+        routes[family] = (
+            Target(chosen.path, chosen.name, "skill", chosen.description)
+            if chosen is not None
+            else fallback
+        )
+    return routes
