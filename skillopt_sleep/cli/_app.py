@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from skillopt_core.errors import EXIT_CODES_HELP
 from skillopt_sleep import __version__
 
 app = typer.Typer(
@@ -12,7 +13,8 @@ app = typer.Typer(
         "Nightly skill optimization for coding agents.\n\n"
         "harvest transcripts -> mine recurring tasks -> replay offline -> gated skill edits -> "
         "stage a proposal you adopt.\n\n"
-        "Exit codes: 0 ok, 1 error, 2 usage error, 3 handoff pending, 4 budget exhausted."
+        "Start with `skillopt-sleep dry-run`, then `run`, `report`, `adopt` (or `reject`); "
+        "`rollback` undoes an adopt; `schedule` runs it every night.\n\n" + EXIT_CODES_HELP
     ),
     no_args_is_help=True,
     add_completion=False,

@@ -1,0 +1,105 @@
+"""Terminal rendering of engine records (rich; every user- or model-written text escaped)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+
+def _console() -> Console:
+    return Console(highlight=False)
+
+
+def night_summary(report: Any) -> None:
+    console = _console()
+    console.print(
+        f"[bold]night {report.night_id}[/bold]: {escape(report.outcome)} — {escape(report.message)}"
+    )
+    console.print(
+        f"{report.sessions} sessions, {report.requests} requests, {report.tasks} tasks, "
+        f"{len(report.families)} families; {report.usage.calls} calls, "
+        f"{report.usage.input_tokens + report.usage.output_tokens} tokens, ${report.usage.cost_usd:.4f}"
+    )
+    for change in report.changes:
+        console.print(
+            f"  {escape(change.path)}: validation {change.val_before:.2f} -> {change.val_after:.2f} "
+            f"on {change.val_tasks} {change.gate_split} tasks, {change.accepted_edits} edit(s)"
+        )
+    if report.held_out is not None:
+        h = report.held_out
+        console.print(
+            f"  held-out: {h.before:.2f} -> {h.after:.2f} (n={h.n}, 95% CI {h.ci_low:+.2f}..{h.ci_high:+.2f}): {h.verdict}"
+        )
+    for edit in report.edits:
+        mark = "[green]accepted[/green]" if edit.accepted else "[red]rejected[/red]"
+        console.print(
+            f"  {mark} {edit.op} {escape((edit.content or edit.anchor)[:100])} (Δ {edit.delta:+.2f})"
+        )
+    if report.proposal:
+        console.print(
+            f"staged: {escape(report.proposal_dir)}\n"
+            f"review: skillopt-sleep report {report.proposal}    adopt: skillopt-sleep adopt {report.proposal}"
+        )
+
+
+def status_table(status: Any) -> None:
+    console = _console()
+    console.print(f"[bold]{escape(status.project)}[/bold]  (state: {escape(status.state_dir)})")
+    if status.running:
+        console.print(f"a night is running now (pid {status.running['pid']})")
+    table = Table(title="Last nights")
+    for column in ("night", "outcome", "sessions", "tasks", "accepted", "held-out", "cost"):
+        table.add_column(column)
+    for night in status.nights:
+        held = (
+            f"{night.held_out_before:.2f} -> {night.held_out_after:.2f}"
+            if night.held_out_before is not None
+            else "-"
+        )
+        table.add_row(
+            night.night_id,
+            escape(night.outcome),
+            str(night.sessions),
+            str(night.tasks),
+            str(night.accepted_edits),
+            held,
+            f"${night.cost_usd:.4f}",
+        )
+    console.print(table if status.nights else "no nights yet: run `skillopt-sleep run`")
+    proposals_table(status.pending, title="Pending proposals")
+    schedule = status.schedule or {}
+    console.print(
+        "schedule: "
+        + (
+            escape(str(schedule.get("time") or schedule.get("at") or ""))
+            + f" next {escape(str(schedule.get('next_run', '')))}"
+            if schedule.get("installed")
+            else "not scheduled (skillopt-sleep schedule)"
+        )
+    )
+    console.print(
+        "backends: " + ", ".join(f"{k}={escape(v or '-')}" for k, v in status.backends.items())
+    )
+    if status.archive:
+        console.print(
+            "archive: " + ", ".join(f"{k} {v}" for k, v in sorted(status.archive.items()))
+        )
+
+
+def proposals_table(proposals: Sequence[Any], title: str = "Proposals") -> None:
+    console = _console()
+    if not proposals:
+        console.print(f"{title}: none")
+        return
+    table = Table(title=title)
+    for column in ("id", "state", "edits", "verdict", "files"):
+        table.add_column(column, overflow="fold")
+    for p in proposals:
+        table.add_row(
+            p.id, p.state, str(p.accepted_edits), escape(p.verdict), escape("\n".join(p.files))
+        )
+    console.print(table)

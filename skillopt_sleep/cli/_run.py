@@ -1,0 +1,120 @@
+"""Plumbing every `skillopt-sleep` command shares: error mapping, JSON output, progress, config.
+
+One place maps a :class:`~skillopt_core.errors.SkillOptError` to ``error: ...`` on stderr and its
+exit code, so every command fails the same way. Progress bars draw on stderr only when it is a
+terminal, so piped output and ``--json`` stay clean.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import typer
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def fail(message: str, code: int, hint: str = "") -> typer.Exit:
+    from rich.console import Console
+    from rich.markup import escape
+
+    console = Console(stderr=True, highlight=False)
+    console.print(f"[red]error:[/red] {escape(message)}")
+    if hint:
+        console.print(f"  fix: {escape(hint)}")
+    return typer.Exit(code)
+
+
+def handle_errors(command: F) -> F:
+    """Map the engine's errors to their exit codes, once for every command."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from skillopt_core.errors import SkillOptError
+
+        try:
+            return command(*args, **kwargs)
+        except SkillOptError as exc:
+            raise fail(exc.message, exc.exit_code, exc.hint) from None
+        except KeyboardInterrupt:
+            raise fail("interrupted", 130) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def emit_json(value: Any) -> None:
+    from skillopt_sleep.jsonable import dumps
+
+    typer.echo(dumps(value, indent=2))
+
+
+@contextmanager
+def progress_bar(enabled: bool) -> Iterator[Callable[[str, int, int], None]]:
+    """A ``(stage, done, total)`` callback drawing a rich progress bar on a terminal."""
+    if not enabled or not sys.stderr.isatty():
+        yield lambda stage, done, total: None
+        return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("{task.description:<10}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        transient=True,
+    ) as bar:
+        tasks: dict[str, Any] = {}
+
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=max(total, 1))
+            bar.update(tasks[stage], completed=done, total=max(total, 1))
+
+        yield update
+
+
+def overrides(**flags: Any) -> dict[str, Any]:
+    """Flags -> dotted config keys (``None`` means the flag was not given)."""
+    keys = {
+        "optimizer": "backends.optimizer",
+        "target": "backends.target",
+        "judge": "backends.judge",
+        "sources": "night.sources",
+        "since": "night.since",
+        "max_tasks": "night.max_tasks",
+        "samples": "night.samples",
+        "auto_adopt": "night.auto_adopt",
+        "memory": "night.memory",
+        "max_calls": "budget.max_calls",
+        "max_tokens": "budget.max_tokens",
+        "max_usd": "budget.max_usd",
+        "embedder": "mine.embedder",
+        "claude_home": "homes.claude",
+        "codex_home": "homes.codex",
+        "copilot_home": "homes.copilot",
+        "vscode_home": "homes.vscode",
+    }
+    out: dict[str, Any] = {}
+    backend = flags.pop("backend", None)
+    if backend:
+        out["backends.optimizer"] = out["backends.target"] = backend
+    for name, value in flags.items():
+        if value is None:
+            continue
+        if isinstance(value, Path):
+            value = str(value.expanduser().resolve())
+        if name == "sources" and value == "all":
+            value = "claude,codex,copilot"
+        out[keys[name]] = value
+    return out
+
+
+def load(project: Path, flag_values: Mapping[str, Any]) -> Any:
+    from skillopt_sleep.engine import load_config
+
+    return load_config(project, overrides(**dict(flag_values)))

@@ -1,0 +1,54 @@
+"""`skillopt-sleep config show`: the merged configuration and where each value came from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from skillopt_sleep.cli._app import app
+from skillopt_sleep.cli._options import PROJECT, project_root
+from skillopt_sleep.cli._run import emit_json, handle_errors
+
+config_app = typer.Typer(help="Inspect the configuration (user < project < environment < flags).")
+app.add_typer(config_app, name="config")
+
+
+@config_app.command("show")
+@handle_errors
+def show_command(
+    project: Path | None = PROJECT,
+    as_json: bool = typer.Option(False, "--json", help="Print as JSON on stdout."),
+) -> None:
+    """Every setting, its value and its source (default, a file, env SKILLOPT_SLEEP_*, flag)."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    from skillopt_sleep.engine.config import load_config, project_config_path, user_config_path
+
+    root = project_root(project)
+    config = load_config(root)
+    values = config.flat()
+    if as_json:
+        emit_json(
+            {
+                "files": {
+                    "user": str(user_config_path()),
+                    "project": str(project_config_path(root)),
+                },
+                "settings": {
+                    k: {"value": v, "source": config.sources[k]} for k, v in values.items()
+                },
+            }
+        )
+        return
+    table = Table(title="skillopt-sleep configuration")
+    for column in ("key", "value", "source"):
+        table.add_column(column, overflow="fold")
+    for key, value in values.items():
+        table.add_row(key, escape(repr(value)), escape(config.sources[key]))
+    console = Console(highlight=False)
+    console.print(table)
+    console.print(f"user file: {escape(str(user_config_path()))}")
+    console.print(f"project file: {escape(str(project_config_path(root)))}")
