@@ -1,14 +1,22 @@
 """Platform-correct locations for the engine's state (indexes, archive, staging, logs).
 
 ``SKILLOPT_SLEEP_HOME`` overrides the base directory (tests and portable installs use it).
+State holds redacted transcripts, but redacted is not public: every directory the engine creates
+for it is private to the user (0700) and every file in it 0600 (see :func:`private_dir` and
+:func:`private_file`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
+import stat
 from pathlib import Path
+
+PRIVATE_DIR_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
 
 
 def state_dir() -> Path:
@@ -30,3 +38,47 @@ def project_key(project: str | os.PathLike[str]) -> str:
 
 def project_state_dir(project: str | os.PathLike[str]) -> Path:
     return state_dir() / "projects" / project_key(project)
+
+
+def private_dir(path: str | os.PathLike[str]) -> Path:
+    """Create ``path`` (and any missing parents) readable by the owner only; return it.
+
+    Directories created here are 0700 whatever the umask; an existing directory is left as it
+    is (it may be one the user chose, such as a ``--state-dir`` they share on purpose), but the
+    files the engine writes into it are 0600 regardless (:func:`private_file`).
+    """
+    target = Path(path).expanduser()
+    missing: list[Path] = []
+    probe = target
+    while not probe.exists() and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    for folder in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # another process made it meanwhile
+            folder.mkdir(mode=PRIVATE_DIR_MODE)
+            folder.chmod(PRIVATE_DIR_MODE)  # mkdir's mode is masked; make it exact
+    if not target.is_dir():
+        raise NotADirectoryError(str(target))
+    return target
+
+
+def private_file(path: str | os.PathLike[str]) -> Path:
+    """Make sure ``path`` exists as a 0600 file (created empty if absent); return it.
+
+    Used before a library (SQLite) creates a state file with the process umask; SQLite gives its
+    journals the database file's mode, so they are private too.
+    """
+    target = Path(path)
+    fd = os.open(target, os.O_RDWR | os.O_CREAT, PRIVATE_FILE_MODE)
+    os.close(fd)
+    _tighten(target, PRIVATE_FILE_MODE)
+    return target
+
+
+def _tighten(path: Path, mode: int) -> None:
+    """chmod ``path`` to ``mode`` when it is ours and grants anything to group or others."""
+    with contextlib.suppress(OSError):
+        st = path.stat()
+        owned = not hasattr(os, "getuid") or st.st_uid == os.getuid()
+        if owned and stat.S_IMODE(st.st_mode) & 0o077:
+            path.chmod(mode)

@@ -5,16 +5,33 @@
 Sources live in one registry (``_registry.SOURCES``); each harness is one module (``claude``,
 ``codex``, ...). The index (SQLite in the project's state dir by default) makes a second run read
 only new files and appended bytes; it is committed only when ``commit`` is true.
+
+To deliver sessions somewhere before recording them (what ``skillopt-sleep harvest --commit``
+does), stream them and commit only after the delivery is safe::
+
+    with open_index(project) as index, index.locked():
+        run = HarvestRun(project, None, "7d", index)
+        for session in run:
+            deliver(session)
+        index.commit()  # a failed or killed delivery leaves the sessions for the next run
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable, Mapping
 from datetime import timedelta
 from pathlib import Path
 
-from skillopt_sleep.harvest._harvest import HarvestResult, Progress, parse_since, run
+from skillopt_sleep.harvest._harvest import (
+    HarvestResult,
+    HarvestRun,
+    Progress,
+    parse_since,
+    run,
+    session_ref,
+)
 from skillopt_sleep.harvest._index import HarvestIndex
 from skillopt_sleep.harvest._registry import SOURCES, Feed, HarvestConfig, Source, load_sources
 from skillopt_sleep.harvest._stats import HarvestStats
@@ -34,6 +51,10 @@ def open_index(
     return HarvestIndex.for_state_dir(Path(state_dir))
 
 
+def _lock_if(index: HarvestIndex, commit: bool) -> contextlib.AbstractContextManager[None]:
+    return index.locked() if commit else contextlib.nullcontext()
+
+
 def harvest(
     project: str | os.PathLike[str],
     sources: Iterable[str] | None = None,
@@ -49,28 +70,31 @@ def harvest(
 
     ``index``: an open :class:`HarvestIndex`, a state directory, or None for the project's own.
     ``homes``: per-harness home overrides, e.g. ``{"claude": "~/.claude"}``.
+    With ``commit``, the index's run lock is held throughout (``BusyError`` if another committing
+    harvest holds it). Sessions are collected in memory; stream with :class:`HarvestRun` instead.
     """
     owned = not isinstance(index, HarvestIndex)
     handle = index if isinstance(index, HarvestIndex) else open_index(project, index)
     try:
-        result = run(
-            project,
-            sources,
-            since,
-            handle,
-            homes=homes,
-            include_sidechains=include_sidechains,
-            progress=progress,
-        )
-    except BaseException:
-        handle.rollback()
-        raise
-    else:
-        if commit:
-            handle.commit()
-        else:
-            handle.rollback()
-        return result
+        with _lock_if(handle, commit):
+            try:
+                result = run(
+                    project,
+                    sources,
+                    since,
+                    handle,
+                    homes=homes,
+                    include_sidechains=include_sidechains,
+                    progress=progress,
+                )
+            except BaseException:
+                handle.rollback()
+                raise
+            if commit:
+                handle.commit()
+            else:
+                handle.rollback()
+            return result
     finally:
         if owned:
             handle.close()
@@ -82,10 +106,12 @@ __all__ = [
     "HarvestConfig",
     "HarvestIndex",
     "HarvestResult",
+    "HarvestRun",
     "HarvestStats",
     "Source",
     "harvest",
     "load_sources",
     "open_index",
     "parse_since",
+    "session_ref",
 ]

@@ -7,12 +7,16 @@ without a user request). Pure: no I/O.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePath
 from typing import Any, Literal, NamedTuple
 
+import orjson
+
+from skillopt_core.redaction import redact
 from skillopt_sleep.harvest import signals
 from skillopt_sleep.harvest._events import (
     ASSISTANT,
@@ -39,6 +43,20 @@ def in_project(cwd: str, project: str) -> bool:
     except (TypeError, ValueError):
         return False
     return here == root or root in here.parents
+
+
+@lru_cache(maxsize=4096)
+def clean_path(path: str) -> str:
+    """A path as it may be shown or stored: redacted (a folder can be named after a secret).
+
+    Cached: a run asks for the same project root and a handful of folders again and again.
+    """
+    return redact(path)
+
+
+def fingerprint(step: Step) -> str:
+    """A stable digest of one turn, to tell later whether it is the turn delivered before."""
+    return hashlib.blake2b(orjson.dumps(step), digest_size=12).hexdigest()
 
 
 # A session as plain tuples, the form a worker process sends back (pickling records is slow):

@@ -80,24 +80,37 @@ _TEXT_SLOTS: dict[str, tuple[tuple[int, int], ...]] = {
 }
 
 
-def seal(events: list[Event], start: int = 0) -> None:
-    """Redact and truncate the text of ``events[start:]`` in place, in one batched scan.
+# Session-level facts that are shown and stored (a branch ``fix/ghp_...`` or a folder
+# ``tmp-sk_live_...`` is a secret like any other).
+META_TEXTS = ("session_id", "cwd", "git_branch", "model")
+
+
+def seal(events: list[Event], start: int = 0, meta: dict[str, Any] | None = None) -> None:
+    """Redact and truncate the text of ``events[start:]`` (and the text values of ``meta``) in
+    place, in one batched scan.
 
     Constructors keep only a window of the raw text; the harvest driver seals every event a read
     produced before the state is stored or assembled, so nothing unredacted leaves a read.
     """
-    targets: list[tuple[Event, int, int]] = []
+    targets: list[tuple[Any, Any, int]] = []
     texts: list[str] = []
     for event in events[start:]:
         for slot, limit in _TEXT_SLOTS.get(event[0], ()):
             if event[slot]:
                 targets.append((event, slot, limit))
                 texts.append(event[slot])
+    for key in META_TEXTS if meta else ():
+        value = meta.get(key) if meta else None
+        if isinstance(value, str) and value:
+            targets.append((meta, key, 0))
+            texts.append(value)
+        elif value is not None and meta is not None:
+            meta[key] = ""  # a source that stored a non-text value: nothing to show
     cleaned: list[str] = []
     for start_at in range(0, len(texts), SEAL_BATCH):
         cleaned.extend(redact_many(texts[start_at : start_at + SEAL_BATCH]))
-    for (event, slot, limit), text in zip(targets, cleaned, strict=True):
-        event[slot] = _cut(text, limit)
+    for (holder, slot, limit), text in zip(targets, cleaned, strict=True):
+        holder[slot] = _cut(text, limit) if limit else text
 
 
 def user(ts: float | None, text: str, key: str | None = None) -> Event:
@@ -129,8 +142,21 @@ def interrupt(ts: float | None, key: str | None = None) -> Event:
     return [INTERRUPT, ts, key]
 
 
+# Timestamps outside these bounds are damage (a year 9999, microseconds read as seconds): a
+# record dated there would sort, window and render wrongly, so it is skipped and counted.
+TS_MIN = 946_684_800.0  # 2000-01-01
+TS_MAX = 4_102_444_800.0  # 2100-01-01
+
+
+class BadTimestamp(ValueError):
+    """A record's time is readable but impossible (outside 2000..2100): the record is skipped."""
+
+
 def parse_ts(value: object) -> float | None:
-    """Epoch seconds (UTC) from ISO-8601 text or an epoch number (s or ms); naive means UTC."""
+    """Epoch seconds (UTC) from ISO-8601 text or an epoch number (s or ms); naive means UTC.
+
+    None when absent or not a time at all; :class:`BadTimestamp` when out of range.
+    """
     if isinstance(value, str) and value:
         moment: datetime | None
         try:
@@ -141,10 +167,19 @@ def parse_ts(value: object) -> float | None:
                 return None
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=timezone.utc)
-        return moment.timestamp()
+        try:
+            return _in_range(moment.timestamp())
+        except (OverflowError, OSError):
+            raise BadTimestamp(value) from None
     if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
-        return float(value) / 1000.0 if value > 1e11 else float(value)
+        return _in_range(float(value) / 1000.0 if value > 1e11 else float(value))
     return None
+
+
+def _in_range(seconds: float) -> float:
+    if not TS_MIN <= seconds < TS_MAX:  # also NaN
+        raise BadTimestamp(seconds)
+    return seconds
 
 
 def _normalised_iso(value: str) -> datetime | None:

@@ -1,7 +1,19 @@
-"""The harvest run: discover files, read only what is new, fold records, assemble sessions.
+"""The harvest run: discover files, read only what is new, fold records, stream sessions.
 
 I/O lives here and in the sources' ``discover``; parsing and assembly are pure. The index is
-advanced per file for exactly the bytes that were read, and committed once at the end.
+advanced per file for exactly the bytes that were read; nothing is recorded until the caller
+commits, after it has safely delivered what the run yielded.
+
+A :class:`HarvestRun` yields each session as soon as its file is read, so a consumer (the CLI
+writing JSON, the miner) holds one session at a time and memory stays flat however long the
+history. Sessions are keyed by identity (harness and session id), not by file: a session is
+yielded only when it holds something not delivered before. A grown session comes again with the
+whole conversation, so turn indices stay stable for the miner's archive (it keys occurrences by
+turn index), and ``first_new`` says where the new part starts; a file moved elsewhere with
+nothing new (a Codex rollout archived) does not come again; a file rewritten in place does,
+whole. When a later file of the
+same run continues a session already yielded, the merged session is yielded again and supersedes
+the first (``harvest()`` keeps the last).
 """
 
 from __future__ import annotations
@@ -9,44 +21,56 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
-from skillopt_sleep.harvest._build import Draft, draft, in_project
+from skillopt_core.errors import UsageError
+from skillopt_sleep.harvest._build import Draft, clean_path, draft, fingerprint
 from skillopt_sleep.harvest._events import FileState
-from skillopt_sleep.harvest._index import FileRow, HarvestIndex
+from skillopt_sleep.harvest._index import Delivered, FileRow, HarvestIndex, digest
 from skillopt_sleep.harvest._lines import continues, stat_id, unchanged
 from skillopt_sleep.harvest._reading import ReadJob, ReadOutcome, read_all
-from skillopt_sleep.harvest._registry import HarvestConfig, Source, select
+from skillopt_sleep.harvest._registry import HarvestConfig, Source, Unreadable, select
 from skillopt_sleep.harvest._stats import HarvestStats, Tally
 from skillopt_sleep.records import Session
 
 Progress = Callable[[str, int, int], None]  # (source name, files done, files total)
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$", re.IGNORECASE)
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+MAX_WINDOW = timedelta(days=365 * 200)
 
 
 @dataclass(frozen=True)
 class HarvestResult:
     sessions: tuple[Session, ...]
     stats: Mapping[str, HarvestStats]  # per harness
+    # "harness:session_id" -> index of the first turn not delivered before (0: all of it)
+    first_new: Mapping[str, int] = field(default_factory=dict)
 
 
 def parse_since(value: str | timedelta | None) -> timedelta | None:
-    """``7d``, ``12h``, ``30m``, ``2w``, ``45s`` (or a timedelta) -> timedelta."""
+    """``7d``, ``12h``, ``30m``, ``2w``, ``45s`` (or a timedelta) -> timedelta. ``0d`` is an
+    empty window (nothing is that recent), not "no window"; None is no window."""
     if value is None or isinstance(value, timedelta):
         return value
     match = _DURATION.match(value)
     if not match:
-        raise ValueError(f"not a duration: {value!r} (use e.g. 7d, 12h, 30m, 2w)")
-    return timedelta(seconds=float(match.group(1)) * _UNITS[match.group(2).lower()])
+        raise UsageError(f"not a duration: {value!r} (use e.g. 7d, 12h, 30m, 2w)")
+    seconds = float(match.group(1)) * _UNITS[match.group(2).lower()]
+    if seconds > MAX_WINDOW.total_seconds():
+        raise UsageError(f"--since {value} is longer than 200 years; leave it out for no window")
+    return timedelta(seconds=seconds)
+
+
+def session_ref(session: Session) -> str:
+    return f"{session.harness}:{session.session_id}"
 
 
 def _plan(
     source: Source,
-    paths: list[Path],
+    paths: dict[str, Path],
     index: HarvestIndex,
     cutoff: float | None,
     tally: Tally,
@@ -54,12 +78,11 @@ def _plan(
     """What to read: new files from the start, grown ones from their offset, nothing else."""
     rows = index.rows(source.name)
     jobs: list[ReadJob] = []
-    for path in paths:
+    for fkey, path in paths.items():
         tally.files_seen += 1
-        name = str(path)
         try:
             fid = stat_id(path)
-            row = rows.get(name)
+            row = rows.get(fkey)
             if row is not None and unchanged(row.fid, fid):
                 tally.files_unchanged += 1
                 continue
@@ -74,86 +97,179 @@ def _plan(
             if not row.in_scope:
                 tally.files_unchanged += 1  # another project's session grew: nothing to read
                 continue
-            jobs.append(ReadJob(path, fid, row.offset, index.state(name), True))
+            jobs.append(ReadJob(path, fid, row.offset, index.state(fkey), True))
             continue
         if row is not None:
             tally.skipped_files["rewritten or truncated (re-read)"] += 1
-        jobs.append(ReadJob(path, fid, 0, FileState(), False))
+        jobs.append(ReadJob(path, fid, 0, FileState(), False, rewritten=row is not None))
     return jobs
 
 
 @dataclass
 class _SourceRun:
-    """One source's share of a run: what to read, and per session key its latest assembly."""
+    """One source's share of a run: what to read, and what each session key came to."""
 
     source: Source
     tally: Tally
-    discovered: set[str]  # files moved away (e.g. archived) no longer count
+    discovered: dict[str, Path]  # path digest -> path; files moved away no longer count
     jobs: list[ReadJob]
-    built: dict[str, Session | str] = field(default_factory=dict)  # str: why it was skipped
+    delivered: dict[str, Delivered]  # committed: what each session key emitted before
+    reasons: dict[str, str] = field(default_factory=dict)  # key -> why it made no session
+    emitted: dict[str, tuple[int, ...]] = field(default_factory=dict)  # key -> its counts
     mtimes: dict[str, float] = field(default_factory=dict)
+    rewritten: set[str] = field(default_factory=set)  # keys with a file rewritten in place
 
 
-def _prepare(
-    source: Source, config: HarvestConfig, index: HarvestIndex, cutoff: float | None
-) -> _SourceRun:
-    tally = Tally(source.harness)
+def _discover(source: Source, config: HarvestConfig, tally: Tally) -> dict[str, Path]:
+    """The source's files by path digest; unreadable places are counted by name (redacted)."""
+    found: dict[str, Path] = {}
     try:
-        paths = list(source.discover(config))
-    except OSError:
-        tally.skipped_files["unreadable directory"] += 1
-        paths = []
-    jobs = _plan(source, paths, index, cutoff, tally)
-    return _SourceRun(source, tally, {str(p) for p in paths}, jobs)
+        for item in source.discover(config):
+            if isinstance(item, Unreadable):
+                tally.skipped_files[
+                    f"unreadable: {clean_path(str(item.path))} ({item.reason})"
+                ] += 1
+            else:
+                found[digest(str(item))] = item
+    except OSError as exc:
+        where = clean_path(str(exc.filename or "transcript directory"))
+        tally.skipped_files[f"unreadable: {where} ({exc.strerror or exc})"] += 1
+    return found
 
 
-def _take(run: _SourceRun, outcome: ReadOutcome, index: HarvestIndex, project: str) -> None:
-    """Record one read in the index and (re)assemble its session at once, so assembly overlaps
-    the reads still in flight; a later file of the same session assembles it again."""
-    source, tally, job = run.source, run.tally, outcome.job
-    tally.skipped_lines.update(outcome.skipped)
-    if outcome.error or outcome.stamped is None:
-        tally.skipped_files[outcome.error or "unreadable file"] += 1
-        return
-    tally.files_read += 1
-    tally.bytes_read += outcome.bytes_read
-    path, key = str(job.path), outcome.key
-    row = FileRow(path, source.name, outcome.stamped, outcome.offset, key, outcome.scoped)
-    index.put(row, job.state, outcome.packed)
-    if not outcome.scoped:
-        tally.skipped_sessions["other project"] += 1
-        return
-    if outcome.alone is None:  # a lone half line changes nothing
-        return
-    run.mtimes[key] = max(run.mtimes.get(key, 0.0), job.fid.mtime_ns / 1e9)
-    paths = [p for p in index.session_paths(source.name, key) if p in run.discovered]
-    if paths == [path]:
-        run.built[key] = _made(outcome.alone)
-        return
-    merged = [index.state(p) for p in paths]
-    cwd = next((source.project_dir(s) for s in merged if source.project_dir(s)), "")
-    if not in_project(cwd, project):
-        run.built[key] = "no working directory recorded" if not cwd else "other project"
-        return
-    run.built[key] = _made(draft(source.harness, key, project, merged, paths, run.mtimes[key]))
+class HarvestRun:
+    """One harvest of a project: iterate for sessions; ``stats`` and ``first_new`` when done.
 
+    Nothing is recorded in ``index`` until :meth:`HarvestIndex.commit` (the caller's decision,
+    made after the sessions are safely delivered).
+    """
 
-def _made(built: Draft | str) -> Session | str:
-    """Records are made as drafts arrive, while workers still read (a reason passes through)."""
-    return built if isinstance(built, str) else built.session()
+    def __init__(
+        self,
+        project: str | os.PathLike[str],
+        sources: Iterable[str] | None,
+        since: str | timedelta | None,
+        index: HarvestIndex,
+        *,
+        homes: Mapping[str, os.PathLike[str] | str] | None = None,
+        include_sidechains: bool = False,
+        progress: Progress | None = None,
+        now: float | None = None,
+    ) -> None:
+        root = Path(project).expanduser().resolve()
+        self._root = str(root)
+        self._config = HarvestConfig(
+            root,
+            {k: Path(v) for k, v in (homes or {}).items()},
+            include_sidechains=include_sidechains,
+        )
+        window = parse_since(since)
+        clock = now if now is not None else time.time()
+        self._cutoff = clock - window.total_seconds() if window is not None else None
+        self._index = index
+        self._progress = progress
+        self._selected = select(tuple(sources) if sources else None)
+        self.first_new: dict[str, int] = {}
+        self._stats: dict[str, HarvestStats] | None = None
 
+    @property
+    def stats(self) -> Mapping[str, HarvestStats]:
+        if self._stats is None:
+            raise RuntimeError("stats are known once the run has been iterated to the end")
+        return self._stats
 
-def _finish(run: _SourceRun, cutoff: float | None) -> list[Session]:
-    sessions: list[Session] = []
-    for built in run.built.values():
+    def __iter__(self) -> Iterator[Session]:
+        index, cutoff = self._index, self._cutoff
+        index.bind(self._root)
+        runs: list[_SourceRun] = []
+        for source in self._selected:
+            tally = Tally(source.harness)
+            paths = _discover(source, self._config, tally)
+            jobs = _plan(source, paths, index, cutoff, tally)
+            runs.append(_SourceRun(source, tally, paths, jobs, index.delivered(source.name)))
+        done = [0] * len(runs)
+
+        def tick(number: int) -> None:
+            done[number] += 1
+            if self._progress:
+                self._progress(runs[number].source.name, done[number], len(runs[number].jobs))
+
+        groups = [(r.source, r.jobs) for r in runs]
+        for number, outcome in read_all(groups, self._config, tick):
+            run = runs[number]
+            built = self._take(run, outcome)
+            if built is not None:
+                session = self._emit(run, outcome.key, built)
+                if session is not None:
+                    yield session
+        tallies: dict[str, Tally] = {}
+        for r in runs:
+            r.tally.skipped_sessions.update(r.reasons.values())
+            if r.source.harness in tallies:
+                tallies[r.source.harness].merge(r.tally)
+            else:
+                tallies[r.source.harness] = r.tally
+        self._stats = {h: t.freeze() for h, t in tallies.items()}
+
+    def _take(self, run: _SourceRun, outcome: ReadOutcome) -> Draft | str | None:
+        """Record one read (in the scratch index) and (re)assemble its session at once, so
+        assembly overlaps the reads still in flight; a later file of the same session
+        assembles it again. None: nothing to assemble."""
+        source, tally, job, index = run.source, run.tally, outcome.job, self._index
+        tally.skipped_lines.update(outcome.skipped)
+        if outcome.error or outcome.stamped is None:
+            tally.skipped_files[outcome.error or "unreadable file"] += 1
+            return None
+        tally.files_read += 1
+        tally.bytes_read += outcome.bytes_read
+        fkey, key = digest(str(job.path)), outcome.key
+        row = FileRow(fkey, source.name, outcome.stamped, outcome.offset, key, outcome.scoped)
+        index.put(row, job.state, outcome.packed)
+        if not outcome.scoped:
+            run.reasons.setdefault(key, "other project")
+            return None
+        if outcome.alone is None:  # a lone half line changes nothing
+            return None
+        run.mtimes[key] = max(run.mtimes.get(key, 0.0), job.fid.mtime_ns / 1e9)
+        if job.rewritten:
+            run.rewritten.add(key)
+        fkeys = [k for k in index.session_paths(source.name, key) if k in run.discovered]
+        if fkeys == [fkey]:
+            return outcome.alone
+        merged = [index.state(k) for k in fkeys]
+        if not any(source.project_dir(s) for s in merged):  # every file here is in scope
+            return "no working directory recorded"
+        files = [clean_path(str(run.discovered[k])) for k in fkeys]
+        return draft(source.harness, key, clean_path(self._root), merged, files, run.mtimes[key])
+
+    def _emit(self, run: _SourceRun, key: str, built: Draft | str) -> Session | None:
+        """The session to yield for ``key`` now, if it holds anything new within the window."""
+        tally = run.tally
         if isinstance(built, str):
-            run.tally.skipped_sessions[built] += 1
-        elif cutoff is not None and built.ended_at.timestamp() < cutoff:
-            run.tally.skipped_sessions["older than --since"] += 1
-        else:
-            sessions.append(built)
-            run.tally.count(built)
-    return sessions
+            if key not in run.emitted:
+                run.reasons[key] = built
+            return None
+        if self._cutoff is not None and built.ended < self._cutoff:
+            run.reasons.setdefault(key, "older than --since")
+            return None
+        before = run.delivered.get(key)
+        turns = len(built.steps)
+        last = fingerprint(built.steps[-1]) if built.steps else ""
+        first_new = 0
+        if before is not None and 0 < before.turns <= turns and key not in run.rewritten:
+            same = fingerprint(built.steps[before.turns - 1]) == before.last
+            if same and before.turns == turns:
+                run.reasons[key] = "nothing new since the last harvest"
+                return None
+            first_new = before.turns if same else before.turns - 1
+        self._index.deliver(run.source.name, key, Delivered(turns, last))
+        run.reasons.pop(key, None)
+        if key in run.emitted:
+            tally.discount(run.emitted[key])
+        session = built.session()
+        run.emitted[key] = tally.count(session)
+        self.first_new[session_ref(session)] = first_new
+        return session
 
 
 def run(
@@ -167,33 +283,21 @@ def run(
     progress: Progress | None = None,
     now: float | None = None,
 ) -> HarvestResult:
-    root = Path(project).expanduser().resolve()
-    config = HarvestConfig(
-        root, {k: Path(v) for k, v in (homes or {}).items()}, include_sidechains=include_sidechains
+    """Every session of one run, collected (a later yield of a session supersedes an earlier),
+    sorted by start time. Nothing is committed."""
+    harvest_run = HarvestRun(
+        project,
+        sources,
+        since,
+        index,
+        homes=homes,
+        include_sidechains=include_sidechains,
+        progress=progress,
+        now=now,
     )
-    window = parse_since(since)
-    cutoff = (now if now is not None else time.time()) - window.total_seconds() if window else None
-    runs = [
-        _prepare(source, config, index, cutoff)
-        for source in select(tuple(sources) if sources else None)
-    ]
-    done = [0] * len(runs)
-
-    def tick(number: int) -> None:
-        done[number] += 1
-        if progress:
-            progress(runs[number].source.name, done[number], len(runs[number].jobs))
-
-    groups = [(r.source, r.jobs) for r in runs]
-    for number, outcome in read_all(groups, config, tick):
-        _take(runs[number], outcome, index, str(root))
-    everything: list[Session] = []
-    tallies: dict[str, Tally] = {}
-    for r in runs:
-        everything.extend(_finish(r, cutoff))
-        if r.source.harness in tallies:
-            tallies[r.source.harness].merge(r.tally)
-        else:
-            tallies[r.source.harness] = r.tally
-    everything.sort(key=lambda s: (s.started_at, s.harness, s.session_id))
-    return HarvestResult(tuple(everything), {h: t.freeze() for h, t in tallies.items()})
+    latest: dict[str, Session] = {}
+    for session in harvest_run:
+        latest[session_ref(session)] = session
+    ordered = sorted(latest.values(), key=lambda s: (s.started_at, s.harness, s.session_id))
+    first_new = {session_ref(s): harvest_run.first_new[session_ref(s)] for s in ordered}
+    return HarvestResult(tuple(ordered), harvest_run.stats, first_new)

@@ -1,9 +1,11 @@
 """Reading transcript files into :class:`FileState`s: one file per job, in parallel when it pays.
 
-A job folds the complete lines after an offset into a state, seals (redacts) what it added,
-drafts the file's session, and reports where the next read starts and what it skipped. Large cold harvests spread jobs over
-worker processes; each worker gets the parent's configured redactor, so user patterns apply there
-too.
+A job folds the complete lines after an offset into a state, keys and scopes the file on the raw
+session facts, then seals (redacts) everything it added, session facts included, and drafts the
+file's session; it reports where the next read starts and what it skipped. A record is never
+dropped for one bad byte (invalid UTF-8 is decoded with replacement) or one impossible time (the
+record is skipped and counted). Large cold harvests spread jobs over worker processes; each
+worker gets the parent's configured redactor, so user patterns apply there too.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from skillopt_core import redaction
-from skillopt_sleep.harvest._build import Draft, draft, in_project
-from skillopt_sleep.harvest._events import FileState, seal
+from skillopt_sleep.harvest._build import Draft, clean_path, draft, in_project
+from skillopt_sleep.harvest._events import BadTimestamp, FileState, seal
 from skillopt_sleep.harvest._index import pack
 from skillopt_sleep.harvest._lines import FileId, LineRead, iter_lines, with_head
 from skillopt_sleep.harvest._registry import (
@@ -43,6 +46,7 @@ class ReadJob:
     offset: int
     state: FileState
     resumed: bool
+    rewritten: bool = False  # the index knew this file, and it changed other than by appending
 
 
 @dataclass
@@ -57,6 +61,7 @@ class ReadOutcome:
     cwd: str = ""
     scoped: bool = False
     alone: Draft | str | None = None  # the session if this file were its only one (see conclude)
+    first_event: int = 0  # events before this index were sealed by an earlier read
 
     @property
     def bytes_read(self) -> int:
@@ -65,9 +70,8 @@ class ReadOutcome:
 
 def read_file(source: Source, job: ReadJob, config: HarvestConfig) -> ReadOutcome:
     """Fold the complete lines after ``job.offset`` into ``job.state``; never raises on I/O."""
-    outcome = ReadOutcome(job, job.offset)
+    outcome = ReadOutcome(job, job.offset, first_event=len(job.state.events))
     read = LineRead(job.offset)
-    first_new = len(job.state.events)
     try:
         lines = iter_lines(job.path, job.offset, read, config.max_line_bytes)
         _feed(source, job.state, lines, config, outcome.skipped)
@@ -75,9 +79,8 @@ def read_file(source: Source, job: ReadJob, config: HarvestConfig) -> ReadOutcom
         outcome.stamped = with_head(job.path, job.fid, read.offset, read.head)
     except OSError:
         outcome.error = "unreadable file"
+        job.state = FileState()  # nothing of a failed read is kept (or left unredacted)
         return outcome
-    finally:
-        seal(job.state.events, first_new)
     if read.oversized:
         outcome.skipped[f"line over {config.max_line_bytes >> 20} MiB"] += read.oversized
     outcome.offset = read.offset
@@ -85,23 +88,33 @@ def read_file(source: Source, job: ReadJob, config: HarvestConfig) -> ReadOutcom
 
 
 def conclude(source: Source, outcome: ReadOutcome, config: HarvestConfig) -> None:
-    """Key and scope the file read, and draft its session as if no other file held it.
+    """Key and scope the file read, seal it, and draft its session as if no other file held it.
 
-    Done where the file was read, so a worker ships a compact draft instead of the parent
-    decoding the state; the parent uses the draft when the index confirms the file is alone.
+    Scope is decided on the raw working directory (a resumed file's is already redacted, which
+    the redacted project root still contains); then the new events and the session facts are
+    redacted in one batch. Done where the file was read, so a worker ships a compact draft
+    instead of the parent decoding the state; the parent uses the draft when the index confirms
+    the file is alone.
     """
     job, project = outcome.job, str(config.project)
     state = job.state
-    outcome.key = key = source.session_key(state, job.path)
-    outcome.cwd = cwd = source.project_dir(state)
-    outcome.scoped = not cwd or in_project(cwd, project)
-    if outcome.error or not outcome.scoped or not (outcome.bytes_read or not job.resumed):
+    if outcome.error:
         return
-    if not in_project(cwd, project):
-        outcome.alone = "no working directory recorded" if not cwd else "other project"
+    raw_key = source.session_key(state, job.path)
+    cwd = source.project_dir(state)
+    outcome.scoped = not cwd or in_project(cwd, project) or in_project(cwd, clean_path(project))
+    state.meta["_key"] = raw_key
+    seal(state.events, outcome.first_event, state.meta)
+    outcome.key = key = state.meta.pop("_key")
+    outcome.cwd = cwd = source.project_dir(state)
+    if not outcome.scoped or not (outcome.bytes_read or not job.resumed):
+        return
+    if not cwd:
+        outcome.alone = "no working directory recorded"
         return
     mtime = job.fid.mtime_ns / 1e9
-    outcome.alone = draft(source.harness, key, project, [state], [str(job.path)], mtime)
+    files = [clean_path(str(job.path))]
+    outcome.alone = draft(source.harness, key, clean_path(project), [state], files, mtime)
 
 
 def _tail(
@@ -112,7 +125,7 @@ def _tail(
     try:
         record = source.parse(read.tail)
     except ValueError:
-        record = None
+        record = _reparse(source.parse, read.tail)
     if isinstance(record, dict):  # a complete record that only lacks its newline
         _fold(source, state, record, config, skipped)
         read.offset += len(read.tail)
@@ -135,18 +148,37 @@ def _feed(
         try:
             record = parse(line)
         except ValueError:
-            skipped["malformed json"] += 1
-            continue
+            record = _reparse(parse, line)
+            if record is None:
+                skipped["malformed json"] += 1
+                continue
         if not isinstance(record, dict):
             skipped["not a json object"] += 1
             continue
         try:
             outcome = feed(state, record, config)
+        except BadTimestamp:
+            skipped["timestamp out of range"] += 1
+            continue
         except _SHAPE_ERRORS:
             skipped["unexpected record shape"] += 1
             continue
         if outcome is Feed.UNKNOWN or outcome is Feed.SIDECHAIN:
             skipped[_SKIP_REASONS[outcome]] += 1
+
+
+def _reparse(parse: Callable[[bytes], Any], line: bytes) -> Any:
+    """A line that failed to parse, once more with invalid UTF-8 replaced (None: still bad)."""
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        text = line.decode("utf-8", "replace")
+    else:
+        return None  # valid UTF-8, so the JSON itself is broken
+    try:
+        return parse(text.encode("utf-8"))
+    except ValueError:
+        return None
 
 
 def _fold(
@@ -157,6 +189,9 @@ def _fold(
         return
     try:
         outcome = source.feed(state, record, config)
+    except BadTimestamp:
+        skipped["timestamp out of range"] += 1
+        return
     except _SHAPE_ERRORS:
         skipped["unexpected record shape"] += 1
         return

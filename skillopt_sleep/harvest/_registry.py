@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -51,6 +51,37 @@ class HarvestConfig:
         return Path(override).expanduser() if override else Path(default).expanduser()
 
 
+class Unreadable(NamedTuple):
+    """A place ``discover`` could not look into (reported, never silently empty)."""
+
+    path: Path
+    reason: str
+
+    @classmethod
+    def of(cls, path: str | os.PathLike[str], error: OSError) -> Unreadable:
+        return cls(Path(path), error.strerror or type(error).__name__)
+
+
+def scan(folder: str | os.PathLike[str]) -> list[os.DirEntry[str]] | Unreadable | None:
+    """A folder's entries sorted by name; None when it does not exist (nothing to report), an
+    :class:`Unreadable` when it exists but cannot be listed."""
+    try:
+        with os.scandir(folder) as entries:
+            return sorted(entries, key=lambda e: e.name)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return Unreadable.of(folder, exc)
+
+
+def is_file(entry: os.DirEntry[str]) -> bool | Unreadable:
+    """``entry.is_file()``, with a link loop or a permission error reported instead of raised."""
+    try:
+        return entry.is_file()
+    except OSError as exc:
+        return Unreadable.of(entry.path, exc)
+
+
 class Source:
     """A transcript source: finds files, and folds each parsed record into a :class:`FileState`."""
 
@@ -61,8 +92,9 @@ class Source:
     # ``feed`` dropping it by type, so a record recognisable only further in is simply parsed.
     ignorable: tuple[bytes, ...] = ()
 
-    def discover(self, config: HarvestConfig) -> Iterator[Path]:
-        """Candidate transcript files (may pre-filter cheaply by project; scope is checked later)."""
+    def discover(self, config: HarvestConfig) -> Iterator[Path | Unreadable]:
+        """Candidate transcript files (may pre-filter cheaply by project; scope is checked later),
+        and the places that could not be read (see :func:`scan`)."""
         raise NotImplementedError
 
     def parse(self, line: bytes) -> Any:

@@ -53,13 +53,26 @@ class Tally:
     skipped_files: Counter[str] = field(default_factory=Counter)
     skipped_sessions: Counter[str] = field(default_factory=Counter)
 
-    def count(self, session: Session) -> None:
-        self.sessions += 1
-        self.turns += len(session.turns)
-        for turn in session.turns:
-            self.tool_calls += len(turn.tool_calls)
-            self.tool_errors += sum(1 for c in turn.tool_calls if c.is_error)
-        self.corrections += sum(1 for s in session.signals if s.kind is SignalKind.CORRECTION)
+    def count(self, session: Session) -> tuple[int, int, int, int]:
+        """Count one session; returns what was added, for :meth:`discount`."""
+        calls = sum(len(turn.tool_calls) for turn in session.turns)
+        errors = sum(1 for turn in session.turns for c in turn.tool_calls if c.is_error)
+        corrections = sum(1 for s in session.signals if s.kind is SignalKind.CORRECTION)
+        added = (len(session.turns), calls, errors, corrections)
+        self._add(1, added)
+        return added
+
+    def discount(self, added: tuple[int, ...]) -> None:
+        """Take back a session counted before (it was superseded by a longer one)."""
+        self._add(-1, tuple(-n for n in added))
+
+    def _add(self, sessions: int, added: tuple[int, ...]) -> None:
+        turns, calls, errors, corrections = added
+        self.sessions += sessions
+        self.turns += turns
+        self.tool_calls += calls
+        self.tool_errors += errors
+        self.corrections += corrections
 
     def merge(self, other: Tally) -> None:
         """Fold in another tally (two sources of the same harness share one row)."""

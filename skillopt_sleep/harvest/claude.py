@@ -10,7 +10,6 @@ records de-duplicated by ``uuid``. Sub-agent files and ``isSidechain`` records a
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +18,15 @@ from typing import Any
 import orjson
 
 from skillopt_sleep.harvest._events import FileState, assistant, call, interrupt, parse_ts, result
-from skillopt_sleep.harvest._registry import SOURCES, Feed, HarvestConfig, Source
+from skillopt_sleep.harvest._registry import (
+    SOURCES,
+    Feed,
+    HarvestConfig,
+    Source,
+    Unreadable,
+    is_file,
+    scan,
+)
 
 _IGNORED_TYPES = frozenset(
     {
@@ -80,12 +87,13 @@ class ClaudeSource(Source):
         b'{"type":"last-prompt"',
     )
 
-    def discover(self, config: HarvestConfig) -> Iterator[Path]:
+    def discover(self, config: HarvestConfig) -> Iterator[Path | Unreadable]:
         projects = config.home("claude", "CLAUDE_CONFIG_DIR", "~/.claude") / "projects"
         wanted = slug(str(config.project))
-        try:
-            folders = sorted(os.scandir(projects), key=lambda e: e.name)
-        except OSError:
+        folders = scan(projects)
+        if not isinstance(folders, list):
+            if folders is not None:
+                yield folders
             return
         for folder in folders:
             if not (folder.name == wanted or folder.name.startswith(wanted + "-")):
@@ -93,14 +101,18 @@ class ClaudeSource(Source):
             yield from self._files(Path(folder.path), config.include_sidechains)
 
     @staticmethod
-    def _files(folder: Path, sidechains: bool) -> Iterator[Path]:
-        try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
-        except OSError:
+    def _files(folder: Path, sidechains: bool) -> Iterator[Path | Unreadable]:
+        entries = scan(folder)
+        if not isinstance(entries, list):
+            if entries is not None:
+                yield entries
             return
         for entry in entries:
-            if entry.name.endswith(".jsonl") and entry.is_file():
-                if sidechains or not entry.name.startswith("agent-"):
+            if entry.name.endswith(".jsonl"):
+                regular = is_file(entry)  # one looping link must not hide its siblings
+                if isinstance(regular, Unreadable):
+                    yield regular
+                elif regular and (sidechains or not entry.name.startswith("agent-")):
                     yield Path(entry.path)
             elif sidechains and entry.is_dir():
                 yield from sorted((Path(entry.path) / "subagents").glob("agent-*.jsonl"))

@@ -11,6 +11,7 @@ session.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Iterator
@@ -20,7 +21,7 @@ from typing import Any
 import orjson
 
 from skillopt_sleep.harvest._events import FileState, assistant, call, interrupt, parse_ts, result
-from skillopt_sleep.harvest._registry import SOURCES, Feed, HarvestConfig, Source
+from skillopt_sleep.harvest._registry import SOURCES, Feed, HarvestConfig, Source, Unreadable
 
 _INJECTED = (
     "<environment_context",
@@ -120,13 +121,22 @@ class CodexSource(Source):
     name = "codex"
     harness = "codex"
 
-    def discover(self, config: HarvestConfig) -> Iterator[Path]:
+    def discover(self, config: HarvestConfig) -> Iterator[Path | Unreadable]:
         home = config.home("codex", "CODEX_HOME", "~/.codex")
         for folder in (home / "sessions", home / "archived_sessions"):
             found: list[Path] = []
-            for root, dirs, files in os.walk(folder):
+            problems: list[Unreadable] = []
+
+            def report(
+                error: OSError, problems: list[Unreadable] = problems, folder: Path = folder
+            ) -> None:
+                if not isinstance(error, FileNotFoundError):
+                    problems.append(Unreadable.of(error.filename or folder, error))
+
+            for root, dirs, files in os.walk(folder, onerror=report):
                 dirs.sort()
                 found.extend(Path(root, f) for f in files if f.endswith(".jsonl"))
+            yield from problems
             yield from sorted(found)
 
     def session_key(self, state: FileState, path: Path) -> str:
@@ -166,13 +176,18 @@ class CodexSource(Source):
         return Feed.UNKNOWN
 
     def _message(self, state: FileState, role: str, text: str, ts: float | None) -> Feed:
-        """Append a message unless it mirrors the one just seen in the other channel."""
+        """Append a message unless it mirrors the one just seen in the other channel.
+
+        The state keeps a digest of the last message, never its text: the state is stored in
+        the index, and only sealed (redacted) event text may be stored.
+        """
         if not text:
             return Feed.IGNORED
-        if state.extra.get("last") == [role, text]:
+        seen = [role, hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=16).hexdigest()]
+        if state.extra.get("last") == seen:
             state.extra["last"] = None
             return Feed.IGNORED
-        state.extra["last"] = [role, text]
+        state.extra["last"] = seen
         if role == "user":
             state.add_user(ts, text)
         else:

@@ -15,7 +15,6 @@ hidden skill / inter-agent / autopilot prompts are not user requests.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,14 @@ import orjson
 
 from skillopt_sleep.harvest._build import in_project
 from skillopt_sleep.harvest._events import FileState, assistant, call, interrupt, parse_ts, result
-from skillopt_sleep.harvest._registry import SOURCES, Feed, HarvestConfig, Source
+from skillopt_sleep.harvest._registry import (
+    SOURCES,
+    Feed,
+    HarvestConfig,
+    Source,
+    Unreadable,
+    scan,
+)
 
 _IGNORED = frozenset(
     {
@@ -105,15 +111,20 @@ class CopilotCliSource(Source):
         )
     )
 
-    def discover(self, config: HarvestConfig) -> Iterator[Path]:
+    def discover(self, config: HarvestConfig) -> Iterator[Path | Unreadable]:
         root = config.home("copilot", "COPILOT_HOME", "~/.copilot") / "session-state"
         project = str(config.project)
-        try:
-            entries = sorted(os.scandir(root), key=lambda e: e.name)
-        except OSError:
+        entries = scan(root)
+        if not isinstance(entries, list):
+            if entries is not None:
+                yield entries
             return
         for entry in entries:
-            if not entry.is_dir():
+            try:
+                if not entry.is_dir():
+                    continue
+            except OSError as exc:
+                yield Unreadable.of(entry.path, exc)
                 continue
             folder = Path(entry.path)
             cwd = workspace_cwd(folder)

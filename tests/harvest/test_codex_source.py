@@ -144,7 +144,8 @@ def test_archived_sessions_and_codex_home(tmp_path: Path, monkeypatch: Any) -> N
     assert session.session_id == SID
 
 
-def test_archiving_moves_the_file_without_duplicating_turns(tmp_path: Path) -> None:
+def test_archiving_moves_the_file_without_re_emitting_it(tmp_path: Path) -> None:
+    """Sessions are keyed by identity: a rollout moved to archived_sessions/ is not new."""
     home = tmp_path / ".codex"
     live = home / "sessions" / "2026" / "11" / "20" / f"rollout-2026-11-20T10-00-00-{SID}.jsonl"
     _write(live, _older_rollout())
@@ -153,5 +154,15 @@ def test_archiving_moves_the_file_without_duplicating_turns(tmp_path: Path) -> N
     archived = home / "archived_sessions" / live.name
     archived.parent.mkdir(parents=True)
     live.rename(archived)
-    (session,) = harvest(CWD, sources=("codex",), index=index, homes={"codex": home}).sessions
-    assert len(session.user_turns) == 2
+    again = harvest(CWD, sources=("codex",), index=index, homes={"codex": home})
+    assert again.sessions == ()
+    assert again.stats["codex"].skipped_sessions == {"nothing new since the last harvest": 1}
+    with archived.open("a", encoding="utf-8") as handle:  # resumed after archiving: only news
+        handle.write(
+            '{"timestamp":"2026-11-20T10:09:00Z","type":"event_msg",'
+            '"payload":{"type":"user_message","message":"and one more thing"}}\n'
+        )
+    grown = harvest(CWD, sources=("codex",), index=index, homes={"codex": home})
+    (session,) = grown.sessions
+    assert session.user_turns[-1].text == "and one more thing"
+    assert grown.first_new[f"codex:{SID}"] == len(session.turns) - 1
