@@ -143,9 +143,9 @@ def run_night(
     night_id = _night_id(started)
     timings: dict[str, float] = {}
     with state.night_lock():
-        from skillopt_sleep.stage.transaction import recover
+        from skillopt_sleep.stage import transaction
 
-        recover(state)
+        transaction.recover(state)
         carry_all: dict[str, Any] = read_json(state.optimizer_path, {}) or {}
         first_night = not state.history_path.exists()
         clock = time.perf_counter()
@@ -238,9 +238,7 @@ def run_night(
                 report = reporting.stage_report(state, report, runs)
                 tick("stage", 1, 1)
                 if config.night.auto_adopt:
-                    from skillopt_sleep.engine.api import adopt
-
-                    adopt(state.project, report.proposal)
+                    transaction.adopt(state, report.proposal)  # the night already holds the lock
                     report = reporting.mark_adopted(report)
             timings["stage"] = time.perf_counter() - clock
             if not dry_run:

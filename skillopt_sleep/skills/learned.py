@@ -94,10 +94,13 @@ def training_view(text: str) -> str:
 
 
 def body_from_view(view: str) -> str:
-    """The learned body a trained view implies: the view minus frontmatter and the user region."""
+    """The learned body a trained view implies: everything but the frontmatter and the user
+    region (the optimizer may have added text on either side of it)."""
     frontmatter, _ = split_frontmatter(view)
     for region in protected_regions(view):
         if region.name == USER_REGION:
-            tail = view[region.end :]
-            return tail.lstrip("\r\n")
+            before = view[len(frontmatter) : region.start].strip("\r\n")
+            after = view[region.end :].strip("\r\n")
+            body = "\n".join(part for part in (before, after) if part)
+            return f"{body}\n" if body else ""
     return view[len(frontmatter) :]

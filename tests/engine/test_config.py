@@ -1,0 +1,83 @@
+"""SleepConfig: four layers, provenance for every value, schema errors with suggestions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skillopt_core.errors import EXIT_USAGE
+from skillopt_sleep.engine.config import ConfigError, load_config
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_defaults_come_from_nowhere(tmp_path: Path) -> None:
+    config = load_config(tmp_path, environ={})
+    assert config.backends.target == "mock" and config.night.samples == 2
+    assert set(config.sources.values()) == {"default"}
+
+
+def test_layers_stack_user_project_env_flag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user = _write(
+        tmp_path / "user.toml", "[night]\nsamples = 3\nmax_tasks = 5\n[budget]\nmax_calls = 10\n"
+    )
+    monkeypatch.setenv("SKILLOPT_SLEEP_CONFIG", str(user))
+    project = tmp_path / "proj"
+    _write(project / ".skillopt-sleep" / "config.toml", "[night]\nsamples = 4\n")
+    config = load_config(
+        project,
+        {"budget.max_calls": "99"},
+        environ={"SKILLOPT_SLEEP_NIGHT_MAX_TASKS": "7", "SKILLOPT_SLEEP_HOME": "/ignored"},
+    )
+    assert (config.night.samples, config.night.max_tasks, config.budget.max_calls) == (4, 7, 99)
+    assert config.sources["night.samples"].endswith("config.toml")
+    assert config.sources["night.max_tasks"] == "env SKILLOPT_SLEEP_NIGHT_MAX_TASKS"
+    assert config.sources["budget.max_calls"] == "flag"
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("[nigth]\nsamples = 2\n", "did you mean 'night'"),
+        ("[night]\nsampels = 2\n", "did you mean 'samples'"),
+        ('[night]\nauto_adopt = "false"\n', "night.auto_adopt"),
+        ("[night]\nsamples = 2.5\n", "night.samples"),
+        ("[night]\nsamples = true\n", "night.samples"),
+        ('[schedule]\nat = "25:00"\n', "schedule.at"),
+        ("[train]\nlr_min = 5\nlr_max = 2\n", "lr_min"),
+        ("not toml [", "not valid TOML"),
+    ],
+)
+def test_bad_project_config_is_a_usage_error(tmp_path: Path, text: str, needle: str) -> None:
+    _write(tmp_path / ".skillopt-sleep" / "config.toml", text)
+    with pytest.raises(ConfigError) as caught:
+        load_config(tmp_path, environ={})
+    assert needle in str(caught.value)
+    assert caught.value.exit_code == EXIT_USAGE
+
+
+def test_env_and_flags_are_converted_by_type(tmp_path: Path) -> None:
+    config = load_config(
+        tmp_path,
+        {"night.sources": "claude, codex", "night.auto_adopt": "yes"},
+        environ={"SKILLOPT_SLEEP_BACKENDS_OPTIONS": "{timeout = 60}"},
+    )
+    assert config.night.sources == ["claude", "codex"] and config.night.auto_adopt is True
+    assert config.backends.options == {"timeout": 60}
+    with pytest.raises(ConfigError, match=r"night\.samples"):
+        load_config(tmp_path, {"night.samples": "many"}, environ={})
+    with pytest.raises(ConfigError, match="did you mean 'max_calls'"):
+        load_config(tmp_path, environ={"SKILLOPT_SLEEP_BUDGET_MAX_CALS": "3"})
+
+
+def test_with_overrides_keeps_provenance(tmp_path: Path) -> None:
+    config = load_config(tmp_path, environ={}).with_overrides({"backends.target": "claude-cli"})
+    assert config.backends.target == "claude-cli" and config.sources["backends.target"] == "flag"
+    assert config.flat()["backends.optimizer"] == "mock"

@@ -1,0 +1,127 @@
+"""A full night on the genuine transcripts with the mock backend: stage, adopt, roll back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from skillopt_core.errors import EXIT_BUSY, BusyError, DriftError, UsageError
+from skillopt_sleep.engine import (
+    ProjectState,
+    adopt,
+    list_proposals,
+    load_config,
+    reject,
+    rollback,
+    run_night,
+    status,
+)
+from skillopt_sleep.skills.learned import OPEN
+from tests.engine._world import World
+
+USER_SKILL = (
+    "---\nname: login-tests\ndescription: Fix failing login tests in tests/test_auth.py\n---\n"
+    "# Login tests\r\nRun the auth suite first.\r\n"
+)
+
+
+def _night(world: World, project: Path, **extra: object):
+    return run_night(project, load_config(project, world.overrides(**extra)), home=world.home)
+
+
+def test_a_night_stages_adopts_and_rolls_back(world: World) -> None:
+    report = _night(world, world.webapp)
+    assert report.outcome == "staged" and report.proposal
+    assert any("login test" in " ".join(f.examples) for f in report.families)
+    assert report.accepted and all(e.delta > 0 for e in report.accepted)
+    (change,) = report.changes
+    assert change.val_after > change.val_before and change.created
+    staged = Path(report.proposal_dir)
+    for name in ("manifest.json", "diff.patch", "report.md", "report.json", "report.html"):
+        assert (staged / name).is_file(), name
+    assert "session cookie" in (staged / "diff.patch").read_text()
+    live = Path(change.path)
+    assert not live.exists()  # nothing live changes before adoption
+
+    adopt(world.webapp, report.proposal)
+    text = live.read_text(encoding="utf-8")
+    assert (
+        OPEN in text and "session cookie" in text and text.startswith("---\nname: skillopt-learned")
+    )
+    rollback(world.webapp, report.proposal)
+    assert not live.exists()
+    assert [p.state for p in list_proposals(world.webapp)] == ["rolled back"]
+
+
+def test_user_skill_text_is_preserved_byte_for_byte(world: World) -> None:
+    skill = world.webapp / ".claude" / "skills" / "login-tests" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_bytes(USER_SKILL.encode())
+    report = _night(world, world.webapp)
+    routed = {f.skill for f in report.families if "login" in " ".join(f.examples)}
+    assert routed == {str(skill)}
+    adopt(world.webapp)
+    after = skill.read_bytes()
+    assert after.startswith(USER_SKILL.encode()) and b"session cookie" in after
+    rollback(world.webapp)
+    assert skill.read_bytes() == USER_SKILL.encode()
+
+
+def test_adopt_refuses_a_drifted_live_file(world: World) -> None:
+    skill = world.webapp / ".claude" / "skills" / "login-tests" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text(USER_SKILL, encoding="utf-8")
+    report = _night(world, world.webapp)
+    skill.write_text(USER_SKILL + "edited by hand\n", encoding="utf-8")
+    with pytest.raises(DriftError):
+        adopt(world.webapp, report.proposal)
+    assert skill.read_text(encoding="utf-8").endswith("edited by hand\n")
+    adopt(world.webapp, report.proposal, force=True)
+    assert b"session cookie" in skill.read_bytes()
+
+
+def test_nothing_new_is_fast_and_calls_no_model(world: World) -> None:
+    _night(world, world.webapp)
+    again = _night(world, world.webapp)
+    assert again.outcome == "nothing new" and again.usage.calls == 0
+    history = status(world.webapp).nights
+    assert [n.outcome for n in history] == ["staged", "nothing new"]
+    assert [p.id for p in status(world.webapp).pending]  # the earlier proposal stays visible
+
+
+def test_dry_run_stages_nothing_and_advances_nothing(world: World) -> None:
+    config = load_config(world.webapp, world.overrides())
+    report = run_night(world.webapp, config, dry_run=True, home=world.home)
+    assert report.outcome == "dry run" and not report.proposal and report.usage.calls > 0
+    assert list_proposals(world.webapp) == []
+    assert _night(world, world.webapp).outcome == "staged"  # the sessions were not consumed
+
+
+def test_reject_blocks_the_edits_for_later_nights(world: World) -> None:
+    report = _night(world, world.webapp)
+    reject(world.webapp, report.proposal)
+    state = ProjectState(world.webapp)
+    carry = json.loads(state.optimizer_path.read_text())
+    (entry,) = carry.values()
+    contents = {r["edit"]["content"] for r in entry["rejected"] if r["step"] == -1}
+    assert contents == {e.content for e in report.accepted}
+    with pytest.raises(UsageError):
+        adopt(world.webapp, report.proposal)
+
+
+def test_a_second_night_at_once_is_refused(world: World) -> None:
+    state = ProjectState(world.webapp)
+    with state.night_lock(), pytest.raises(BusyError) as caught:
+        _night(world, world.webapp)
+    assert caught.value.exit_code == EXIT_BUSY and "pid" in str(caught.value)
+    assert status(world.webapp).running is None
+
+
+def test_state_is_private(world: World) -> None:
+    _night(world, world.webapp)
+    root = ProjectState(world.webapp).root
+    assert root.stat().st_mode & 0o077 == 0
+    for path in (root / "optimizer.json", root / "history.jsonl", root / "project.json"):
+        assert path.stat().st_mode & 0o077 == 0, path
