@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 PROJECT = typer.Option(
     None, "--project", "-p", help="Project root (default: the current directory)."
@@ -40,3 +47,53 @@ def harness_homes(
     """The explicitly given harness homes, keyed by harvest source name."""
     given = (("claude", claude), ("codex", codex), ("copilot", copilot), ("vscode", vscode))
     return {name: path for name, path in given if path is not None}
+
+
+def checked_since(since: str | None) -> None:
+    """``--since`` as a usage error (exit 2) when it is not a usable window."""
+    from skillopt_core.errors import UsageError
+    from skillopt_sleep.harvest import parse_since
+
+    try:
+        parse_since(since)
+    except UsageError as exc:
+        raise typer.BadParameter(exc.message, param_hint="--since") from None
+
+
+def escape(text: str) -> str:
+    """``text`` with Rich markup escaped: anything user- or model-written (requests, reasons,
+    paths) is shown as written, never read as ``[b]`` or ``[/INST]`` markup."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
+def _tolerant_streams() -> None:
+    """Under an ASCII locale (``LC_ALL=C``, no UTF-8 mode) print what cannot be encoded as
+    ``?`` instead of dying with UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", "") or "").lower().replace("-", "")
+        if encoding != "utf8" and hasattr(stream, "reconfigure"):
+            with contextlib.suppress(ValueError, OSError):
+                stream.reconfigure(errors="replace")
+
+
+def terminal(*, stderr: bool = False) -> Console:
+    """A Rich console on stdout (or stderr) that survives any locale."""
+    from rich.console import Console
+
+    _tolerant_streams()
+    return Console(stderr=stderr)
+
+
+@contextlib.contextmanager
+def exits_on_error() -> Iterator[None]:
+    """Our errors (busy index, unwritable output, ...) as a message and their exit code."""
+    from skillopt_core.errors import SkillOptError
+
+    try:
+        yield
+    except SkillOptError as exc:
+        _tolerant_streams()
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(exc.exit_code) from None

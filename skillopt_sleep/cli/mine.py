@@ -20,8 +20,12 @@ from skillopt_sleep.cli._options import (
     SINCE,
     STATE_DIR,
     VSCODE_HOME,
+    checked_since,
+    escape,
+    exits_on_error,
     harness_homes,
     project_root,
+    terminal,
 )
 
 if TYPE_CHECKING:
@@ -63,12 +67,12 @@ def mine_command(
     ),
 ) -> None:
     """Find the requests a project's developer makes again and again, and how each would be judged."""
-    from rich.console import Console
-
     from skillopt_sleep.harvest import harvest
     from skillopt_sleep.jsonable import dumps
     from skillopt_sleep.mine import Archive, MineConfig, mine
 
+    checked_since(since)
+    console = terminal(stderr=as_json)  # also makes stdout survive an ASCII locale
     root = project_root(project)
     homes = harness_homes(claude_home, codex_home, copilot_home, vscode_home)
     backend = None
@@ -84,7 +88,8 @@ def mine_command(
         except BackendError as exc:
             typer.secho(f"error: the optimizer backend is not usable: {exc}", err=True, fg="red")
             raise typer.Exit(1) from None
-    sessions = harvest(root, since=since, index=state_dir, homes=homes, commit=False).sessions
+    with exits_on_error():
+        sessions = harvest(root, since=since, index=state_dir, homes=homes, commit=False).sessions
     config = MineConfig(
         embedder=embedder,
         model=model,
@@ -97,7 +102,7 @@ def mine_command(
         result = mine(sessions, archive, config, optimizer=backend)
     if as_json:
         typer.echo(dumps(list(result.tasks), indent=2))
-    _table(Console(stderr=as_json), result)
+    _table(console, result)
 
 
 def _table(console: Console, result: MineResult) -> None:
@@ -105,7 +110,10 @@ def _table(console: Console, result: MineResult) -> None:
 
     stats = result.stats
     table = Table(
-        title=f"Recurring task families (embedder: {result.embedder_name}, threshold {stats.get('threshold')})"
+        title=escape(
+            f"Recurring task families (embedder: {result.embedder_name},"
+            f" threshold {stats.get('threshold')})"
+        )
     )
     for column in ("family", "size", "example requests", "outcomes", "split", "judged by"):
         table.add_column(column, justify="right" if column == "size" else "left", overflow="fold")
@@ -114,7 +122,7 @@ def _table(console: Console, result: MineResult) -> None:
         outcomes = ", ".join(f"{k} {v}" for k, v in sorted(family.outcomes.items()))
         splits = ", ".join(f"{k} {v}" for k, v in sorted(family.splits.items()))
         checks = "\n".join(f"{c.kind}: {c.value}" for c in family.checks[:3])
-        table.add_row(
+        cells = (
             family.id,
             str(family.size),
             examples,
@@ -122,10 +130,13 @@ def _table(console: Console, result: MineResult) -> None:
             splits,
             family.judged_by + (f"\n{checks}" if checks else ""),
         )
+        table.add_row(*(escape(cell) for cell in cells))  # requests are user-written
     console.print(table)
     console.print(
-        f"{stats.get('sessions', 0)} sessions, {stats.get('candidates', 0)} requests "
-        f"({stats.get('new_occurrences', 0)} new), {stats.get('families', 0)} families, "
-        f"{stats.get('one_offs', 0)} one-offs not replayed, {stats.get('embedded', 0)} embedded "
-        f"with {result.embedder_name}"
+        escape(
+            f"{stats.get('sessions', 0)} sessions, {stats.get('candidates', 0)} requests "
+            f"({stats.get('new_occurrences', 0)} new), {stats.get('families', 0)} families, "
+            f"{stats.get('one_offs', 0)} one-offs not replayed, {stats.get('embedded', 0)} "
+            f"embedded with {result.embedder_name}"
+        )
     )

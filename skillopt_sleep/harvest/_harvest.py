@@ -167,7 +167,7 @@ class HarvestRun:
         clock = now if now is not None else time.time()
         self._cutoff = clock - window.total_seconds() if window is not None else None
         self._index = index
-        self._progress = progress
+        self.progress = progress  # may be set until iteration starts
         self._selected = select(tuple(sources) if sources else None)
         self.first_new: dict[str, int] = {}
         self._stats: dict[str, HarvestStats] | None = None
@@ -191,8 +191,8 @@ class HarvestRun:
 
         def tick(number: int) -> None:
             done[number] += 1
-            if self._progress:
-                self._progress(runs[number].source.name, done[number], len(runs[number].jobs))
+            if self.progress:
+                self.progress(runs[number].source.name, done[number], len(runs[number].jobs))
 
         groups = [(r.source, r.jobs) for r in runs]
         for number, outcome in read_all(groups, self._config, tick):

@@ -1,0 +1,126 @@
+"""Delivering harvested sessions as a JSON array, durably, one session at a time.
+
+A :class:`JsonSink` streams ``[session, session, ...]`` to a file or to standard output as
+sessions arrive, so memory stays flat; :meth:`JsonSink.close` returns only once the bytes are on
+disk (fsync'd; for a new or regular ``--output`` file, written to a temporary file first and
+renamed over the target, so a failed run never leaves half an array behind). Any failure is a
+:class:`StorageError`: the caller then leaves the index uncommitted and the next run delivers the
+same sessions again. A pipe or terminal cannot be fsync'd; its bytes are flushed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import sys
+import tempfile
+from pathlib import Path
+from typing import BinaryIO
+
+import orjson
+
+from skillopt_core.errors import StorageError
+from skillopt_sleep.records import Session
+
+_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_UTC_Z | orjson.OPT_NON_STR_KEYS
+
+
+def session_json(session: Session) -> bytes:
+    """One session as indented JSON (UTF-8 whatever the locale; datetimes as ``...Z``)."""
+    return orjson.dumps(session, option=_OPTIONS)
+
+
+class JsonSink:
+    """A JSON array written incrementally to ``target`` (a path, or None for stdout)."""
+
+    def __init__(self, target: Path | None) -> None:
+        self._target = target
+        self._final: Path | None = None
+        self._count = 0
+        self._where = "standard output" if target is None else str(target)
+        try:
+            self._handle = self._open(target)
+            self._handle.write(b"[")
+        except OSError as exc:
+            self._fail(exc)
+
+    def _open(self, target: Path | None) -> BinaryIO:
+        if target is None:
+            return sys.stdout.buffer
+        if _is_special(target):  # a device or a pipe: written as it is (no rename possible)
+            return open(target, "wb")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        self._final = target
+        self._temp = Path(temp)
+        return os.fdopen(fd, "wb")
+
+    def write(self, session: Session) -> None:
+        try:
+            self._handle.write(b"\n" if not self._count else b",\n")
+            self._handle.write(session_json(session))
+        except OSError as exc:
+            self._fail(exc)
+        self._count += 1
+
+    def close(self) -> None:
+        """Finish the array and make it durable; raises :class:`StorageError` on any failure."""
+        handle = self._handle
+        try:
+            handle.write(b"\n]\n" if self._count else b"]\n")
+            handle.flush()
+            _sync(handle)
+            if self._final is not None:
+                handle.close()
+                os.replace(self._temp, self._final)
+                _sync_dir(self._final.parent)
+            elif handle is not sys.stdout.buffer:
+                handle.close()
+        except OSError as exc:
+            self._fail(exc)
+
+    def abort(self) -> None:
+        """Drop a temporary file after a failure elsewhere (the target is left untouched)."""
+        if self._final is not None:
+            with contextlib.suppress(OSError):
+                self._handle.close()
+            with contextlib.suppress(OSError):
+                self._temp.unlink()
+
+    def _fail(self, exc: OSError) -> None:
+        self.abort()
+        raise StorageError(
+            f"could not write the sessions to {self._where}: {exc.strerror or exc}",
+            hint="nothing was recorded in the index; free space or fix the path and run again",
+        ) from None
+
+
+def _is_special(path: Path) -> bool:
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def _sync(handle: BinaryIO) -> None:
+    """fsync a file; a pipe, terminal or device that cannot be synced was flushed, which is
+    all it offers."""
+    try:
+        fd = handle.fileno()
+        mode = os.fstat(fd).st_mode
+    except (OSError, ValueError):
+        return
+    if stat.S_ISREG(mode):
+        os.fsync(fd)
+
+
+def _sync_dir(folder: Path) -> None:
+    if sys.platform == "win32":  # pragma: no cover - directories cannot be opened there
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
