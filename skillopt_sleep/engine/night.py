@@ -9,6 +9,7 @@ last, so an interrupted night re-reads its sessions (the miner's archive de-dupl
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -60,12 +61,15 @@ def open_night_roles(config: SleepConfig) -> tuple[Roles, Any]:
     return roles, judge
 
 
-def _harvest(state: ProjectState, config: SleepConfig, first_night: bool) -> tuple[Any, Any]:
-    """Sessions new since the last committed night; the index handle stays open (uncommitted)."""
-    from skillopt_sleep.harvest import HarvestIndex
-    from skillopt_sleep.harvest._harvest import run
+def _harvest(
+    state: ProjectState, config: SleepConfig, first_night: bool, stack: contextlib.ExitStack
+) -> tuple[Any, Any]:
+    """Sessions new since the last committed night. The index stays open, locked against a
+    concurrent ``harvest --commit``, and uncommitted until the night is saved."""
+    from skillopt_sleep.harvest import open_index, run
 
-    index = HarvestIndex.for_state_dir(state.root)
+    index = stack.enter_context(open_index(state.project, state.root))
+    stack.enter_context(index.locked())
     try:
         result = run(
             state.project,
@@ -76,7 +80,6 @@ def _harvest(state: ProjectState, config: SleepConfig, first_night: bool) -> tup
         )
     except BaseException:
         index.rollback()
-        index.close()
         raise
     return result, index
 
@@ -150,8 +153,8 @@ def run_night(
         first_night = not state.history_path.exists()
         clock = time.perf_counter()
         tick("harvest", 0, 1)
-        harvested, index = _harvest(state, config, first_night)
-        try:
+        with contextlib.ExitStack() as stack:
+            harvested, index = _harvest(state, config, first_night, stack)
             timings["harvest"] = time.perf_counter() - clock
             tick("harvest", 1, 1)
             clock = time.perf_counter()
@@ -245,8 +248,6 @@ def run_night(
                 write_json(state.optimizer_path, carry_all)
             _finish(state, report, index, dry_run)
             return report
-        finally:
-            index.close()
 
 
 def _finish(state: ProjectState, report: NightReport, index: Any, dry_run: bool) -> None:
