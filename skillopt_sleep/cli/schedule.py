@@ -1,0 +1,221 @@
+"""`skillopt-sleep schedule`, `unschedule` and `daemon`: run a night every day.
+
+Thin over :mod:`skillopt_sleep.schedule`. ``schedule`` takes the same profile flags as ``run``
+and saves them in the OS entry, so the scheduled night runs exactly as ``run`` would with them;
+they are validated against the configuration now, not discovered broken at 03:17.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from skillopt_core.errors import UsageError
+from skillopt_sleep.cli._app import app
+from skillopt_sleep.cli._options import (
+    CLAUDE_HOME,
+    CODEX_HOME,
+    COPILOT_HOME,
+    PROJECT,
+    VSCODE_HOME,
+    project_root,
+)
+from skillopt_sleep.cli._run import emit_json, handle_errors
+from skillopt_sleep.cli.night import (
+    BACKEND,
+    EMBEDDER,
+    JSON,
+    JUDGE,
+    MAX_CALLS,
+    MAX_TASKS,
+    MAX_USD,
+    MEMORY,
+    OPTIMIZER,
+    SAMPLES,
+    SOURCES,
+    TARGET,
+)
+
+if TYPE_CHECKING:
+    from skillopt_sleep.schedule import DailyTime, Host
+
+AT = typer.Option(
+    None, "--at", help="Time of day, HH:MM local time (default: schedule.at in the config, 03:17)."
+)
+AUTO_ADOPT = typer.Option(
+    None, "--auto-adopt/--no-auto-adopt", help="Adopt each night's proposal at once (opt-in)."
+)
+# `run` flags whose name is not the parameter's name with dashes.
+_FLAG_NAMES = {"sources": "source"}
+
+
+def profile_args(flags: Mapping[str, Any]) -> tuple[str, ...]:
+    """The `run` flags that reproduce ``flags`` (unset ones dropped, paths made absolute)."""
+    out: list[str] = []
+    for name, value in flags.items():
+        if value is None:
+            continue
+        flag = _FLAG_NAMES.get(name, name).replace("_", "-")
+        if isinstance(value, bool):
+            out.append(f"--{flag}" if value else f"--no-{flag}")
+        elif isinstance(value, Path):
+            out += [f"--{flag}", str(value.expanduser().resolve())]
+        else:
+            out += [f"--{flag}", str(value)]
+    return tuple(out)
+
+
+def _host() -> Host:
+    """The machine to schedule on (tests replace this function with a fake host)."""
+    from skillopt_sleep.schedule import Host
+
+    return Host.current()
+
+
+def _project(project: Path | None) -> Path:
+    root = project_root(project).expanduser().resolve()
+    if not root.is_dir():
+        raise UsageError(f"project {root} is not a directory")
+    return root
+
+
+def _at(at: str | None) -> DailyTime | None:
+    """``--at`` checked before anything else, so a bad time is a usage error (exit 2) at once."""
+    from skillopt_sleep.schedule import parse_at
+
+    return parse_at(at) if at is not None else None
+
+
+def _settings(
+    root: Path, when: DailyTime | None, flags: Mapping[str, Any]
+) -> tuple[DailyTime, Any]:
+    """The time (``--at``, else ``schedule.at`` of the configuration) and the merged
+    configuration with the profile flags applied (a bad flag fails now, not at night)."""
+    from skillopt_sleep.cli._run import overrides
+    from skillopt_sleep.engine import load_config
+    from skillopt_sleep.schedule import parse_at
+
+    config = load_config(root, overrides(**dict(flags)))
+    return (when or parse_at(config.schedule.at)), config
+
+
+@app.command("schedule")
+@handle_errors
+def schedule_command(
+    project: Path | None = PROJECT,
+    at: str | None = AT,
+    as_json: bool = JSON,
+    backend: str | None = BACKEND,
+    optimizer: str | None = OPTIMIZER,
+    target: str | None = TARGET,
+    judge: str | None = JUDGE,
+    sources: str | None = SOURCES,
+    max_calls: int | None = MAX_CALLS,
+    max_usd: float | None = MAX_USD,
+    max_tasks: int | None = MAX_TASKS,
+    samples: int | None = SAMPLES,
+    embedder: str | None = EMBEDDER,
+    memory: bool | None = MEMORY,
+    auto_adopt: bool | None = AUTO_ADOPT,
+    claude_home: Path | None = CLAUDE_HOME,
+    codex_home: Path | None = CODEX_HOME,
+    copilot_home: Path | None = COPILOT_HOME,
+    vscode_home: Path | None = VSCODE_HOME,
+) -> None:
+    """Run a night every day at --at: a cron line (Linux), a launchd agent (macOS) or a
+    scheduled task (Windows), with these flags and today's PATH. Re-running replaces it."""
+    from skillopt_sleep.schedule import install_schedule, schedule_info
+
+    flags = {k: v for k, v in locals().items() if k not in ("project", "at", "as_json")}
+    when = _at(at)
+    root = _project(project)
+    when, _ = _settings(root, when, flags)
+    install_schedule(root, when, profile_args(flags), host=_host())
+    info = schedule_info(root)
+    if as_json:
+        emit_json(info)
+        return
+    typer.echo(f"scheduled ({info['kind']}): every day at {info['at']} local time")
+    typer.echo(f"next run: {info['next_run']}")
+    typer.echo(f"command:  {info['command']}")
+    typer.echo(f"log:      {info['log']}")
+
+
+@app.command("unschedule")
+@handle_errors
+def unschedule_command(project: Path | None = PROJECT, as_json: bool = JSON) -> None:
+    """Remove exactly the entry `schedule` wrote for this project."""
+    from skillopt_sleep.schedule import remove_schedule
+
+    root = project_root(project).expanduser().resolve()
+    removal = remove_schedule(root, host=_host())
+    if as_json:
+        emit_json({"kind": removal.kind, "removed": list(removal.removed)})
+        return
+    if not removal.removed:
+        typer.echo("nothing was scheduled for this project")
+    for what in removal.removed:
+        typer.echo(f"removed {what}")
+
+
+@app.command("daemon")
+@handle_errors
+def daemon_command(
+    project: Path | None = PROJECT,
+    at: str | None = AT,
+    as_json: bool = typer.Option(False, "--json", help="Print events as JSON lines on stdout."),
+    backend: str | None = BACKEND,
+    optimizer: str | None = OPTIMIZER,
+    target: str | None = TARGET,
+    judge: str | None = JUDGE,
+    sources: str | None = SOURCES,
+    max_calls: int | None = MAX_CALLS,
+    max_usd: float | None = MAX_USD,
+    max_tasks: int | None = MAX_TASKS,
+    samples: int | None = SAMPLES,
+    embedder: str | None = EMBEDDER,
+    memory: bool | None = MEMORY,
+    auto_adopt: bool | None = AUTO_ADOPT,
+    claude_home: Path | None = CLAUDE_HOME,
+    codex_home: Path | None = CODEX_HOME,
+    copilot_home: Path | None = COPILOT_HOME,
+    vscode_home: Path | None = VSCODE_HOME,
+) -> None:
+    """Stay running: a night every day at --at (a night missed while asleep runs once on wake),
+    and the harvest refreshed as transcripts change. Stop with Ctrl-C or SIGTERM."""
+    from skillopt_sleep.cli._run import overrides
+    from skillopt_sleep.engine import load_config
+    from skillopt_sleep.schedule.daemon import Daemon, install_signal_handlers
+    from skillopt_sleep.schedule.watch import transcript_dirs
+
+    flags = {k: v for k, v in locals().items() if k not in ("project", "at", "as_json")}
+    when = _at(at)
+    root = _project(project)
+    when, config = _settings(root, when, flags)
+    profile = overrides(**flags)
+    daemon = Daemon(
+        project=root,
+        at=when,
+        load_config=lambda: load_config(root, profile),
+        watch_dirs=tuple(transcript_dirs(root, config.night.sources, config.homes)),
+        emit=_json_line if as_json else _text_line,
+    )
+    install_signal_handlers(daemon.stop)
+    raise typer.Exit(daemon.serve())
+
+
+def _json_line(event: Mapping[str, Any]) -> None:
+    import json
+
+    typer.echo(json.dumps(dict(event), default=str))
+
+
+def _text_line(event: Mapping[str, Any]) -> None:
+    from datetime import datetime
+
+    stamp = datetime.now().astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    rest = " ".join(f"{k}={v}" for k, v in event.items() if k != "event")
+    typer.echo(f"{stamp} {event.get('event', '')} {rest}".rstrip())

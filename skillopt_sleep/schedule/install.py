@@ -1,0 +1,237 @@
+"""Write a project's nightly entry to the OS scheduler, and remove exactly what was written.
+
+    record = install_schedule("/path/to/project", "03:17", ["--target", "claude-cli"])
+    remove_schedule("/path/to/project")
+
+The entry forms are pure (:mod:`.cron`, :mod:`.launchd`, :mod:`.windows`); this module does the
+I/O: it asks the :class:`Host` (platform, ``Runner``, home, uid; all injectable) to run the OS
+commands, writes the launchd plist or the Windows script, and records everything in
+``schedule.json``. Re-scheduling replaces the entry in place (same cron markers, same plist and
+label, ``schtasks /F``); it never adds a second one.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from skillopt_core.rundir import atomic_write_bytes
+from skillopt_sleep.paths import PRIVATE_FILE_MODE, private_dir
+from skillopt_sleep.schedule import cron, launchd, windows
+from skillopt_sleep.schedule.at import DailyTime, parse_at
+from skillopt_sleep.schedule.entry import Entry, build_entry
+from skillopt_sleep.schedule.record import (
+    ScheduleRecord,
+    delete_record,
+    read_record,
+    write_record,
+)
+from skillopt_sleep.schedule.runner import Runner, ScheduleError, checked, run_command
+from skillopt_sleep.schedule.where import ScheduleFiles
+
+KINDS: Mapping[str, str] = {"linux": "cron", "darwin": "launchd", "win32": "schtasks"}
+
+
+def platform_family(name: str | None = None) -> str:
+    """``sys.platform`` -> linux | darwin | win32 (the BSDs and other Unixes use cron)."""
+    name = name or sys.platform
+    if name.startswith(("win", "cygwin", "msys")):
+        return "win32"
+    return "darwin" if name == "darwin" else "linux"
+
+
+@dataclass(frozen=True)
+class Host:
+    """The machine being scheduled on. Tests build one with a fake runner and a temp home."""
+
+    platform: str
+    runner: Runner
+    home: str
+    uid: int
+
+    @property
+    def kind(self) -> str:
+        return KINDS[self.platform]
+
+    @classmethod
+    def current(cls, runner: Runner | None = None) -> Host:
+        uid = os.getuid() if hasattr(os, "getuid") else 0
+        return cls(platform_family(), runner or run_command, str(Path.home()), uid)
+
+
+@dataclass(frozen=True)
+class Removal:
+    """What ``remove_schedule`` took away (``removed`` is empty when nothing was installed)."""
+
+    kind: str
+    removed: tuple[str, ...]
+    record: ScheduleRecord | None
+
+
+def install_schedule(
+    project: str | os.PathLike[str],
+    at: DailyTime | str,
+    profile: Sequence[str] = (),
+    *,
+    host: Host | None = None,
+    interpreter: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    now: datetime | None = None,
+) -> ScheduleRecord:
+    """Install (or replace) the nightly entry for ``project``; return what was recorded.
+
+    ``profile``: the ``run`` flags to save (e.g. ``["--target", "claude-cli"]``)."""
+    host = host or Host.current()
+    when = parse_at(at) if isinstance(at, str) else at
+    files = ScheduleFiles.for_project(project)
+    entry = build_entry(
+        project, when, profile, files=files, interpreter=interpreter, environ=environ
+    )
+    previous = read_record(files.record)
+    if previous is not None and previous.kind != host.kind:
+        _remove(previous.kind, previous.key, previous.artifacts, host)
+    private_dir(files.logs_dir)
+    written = _INSTALL[host.kind](entry, host, files)
+    record = ScheduleRecord(
+        platform=host.platform,
+        kind=host.kind,
+        key=entry.key,
+        project=entry.project,
+        at=str(entry.at),
+        argv=entry.argv,
+        environment=entry.environment,
+        log=entry.log,
+        installed_at=(now or datetime.now(timezone.utc)).isoformat(),
+        written=written,
+    )
+    write_record(files.record, record)
+    return record
+
+
+def remove_schedule(project: str | os.PathLike[str], *, host: Host | None = None) -> Removal:
+    """Remove what :func:`install_schedule` wrote for ``project`` (from its record; without one,
+    the entry this host would have written under the project's key) and the record itself."""
+    host = host or Host.current()
+    files = ScheduleFiles.for_project(project)
+    record = read_record(files.record)
+    kind = record.kind if record is not None else host.kind
+    key = record.key if record is not None else files.key
+    artifacts = record.artifacts if record is not None else _default_artifacts(host, files)
+    removed = _remove(kind, key, artifacts, host)
+    delete_record(files.record)
+    return Removal(kind, removed, record)
+
+
+def _default_artifacts(host: Host, files: ScheduleFiles) -> dict[str, str]:
+    if host.kind == "launchd":
+        return {
+            "plist": launchd.plist_path(host.home, files.key),
+            "label": launchd.label(files.key),
+        }
+    if host.kind == "schtasks":
+        return {"task": windows.task_name(files.key), "script": str(files.windows_script)}
+    return {"cron_block": files.key}
+
+
+# --- cron -------------------------------------------------------------------------------------
+
+
+def read_crontab(runner: Runner) -> str:
+    """The user's crontab text; "no crontab for <user>" is an empty one."""
+    done = runner(["crontab", "-l"])
+    if done.returncode == 0:
+        return done.stdout
+    if "no crontab" in (done.stderr + done.stdout).lower():
+        return ""
+    raise ScheduleError(f"crontab -l failed: {(done.stderr or done.stdout).strip()}")
+
+
+def _install_cron(entry: Entry, host: Host, files: ScheduleFiles) -> tuple[tuple[str, str], ...]:
+    current = read_crontab(host.runner)
+    updated = cron.with_block(current, entry.key, cron.cron_block(entry))
+    if updated != current:
+        checked(host.runner, ["crontab", "-"], updated)
+    return (("cron_block", entry.key),)
+
+
+def _remove_cron(key: str, artifacts: Mapping[str, str], host: Host) -> tuple[str, ...]:
+    marker = artifacts.get("cron_block", key)
+    current = read_crontab(host.runner)
+    updated = cron.without_block(current, marker)
+    if updated == current:
+        return ()
+    checked(host.runner, ["crontab", "-"], updated)
+    return (f"crontab block {marker}",)
+
+
+# --- launchd ----------------------------------------------------------------------------------
+
+
+def _install_launchd(entry: Entry, host: Host, files: ScheduleFiles) -> tuple[tuple[str, str], ...]:
+    plist = Path(launchd.plist_path(host.home, entry.key))
+    plist.parent.mkdir(parents=True, exist_ok=True)
+    # launchd refuses agents that group or others may write; 0644 is what it expects.
+    atomic_write_bytes(plist, launchd.plist_bytes(entry), mode=0o644)
+    host.runner(launchd.bootout_argv(host.uid, entry.key))  # replace a loaded one; may not be
+    checked(host.runner, launchd.bootstrap_argv(host.uid, str(plist)))
+    return (("plist", str(plist)), ("label", launchd.label(entry.key)))
+
+
+def _remove_launchd(key: str, artifacts: Mapping[str, str], host: Host) -> tuple[str, ...]:
+    removed: list[str] = []
+    done = host.runner(launchd.bootout_argv(host.uid, key))
+    if done.returncode == 0:
+        removed.append(f"launchd agent {artifacts.get('label', launchd.label(key))}")
+    plist = Path(artifacts.get("plist", launchd.plist_path(host.home, key)))
+    if plist.is_file():
+        plist.unlink()
+        removed.append(str(plist))
+    return tuple(removed)
+
+
+# --- Windows Task Scheduler -------------------------------------------------------------------
+
+
+def _install_schtasks(
+    entry: Entry, host: Host, files: ScheduleFiles
+) -> tuple[tuple[str, str], ...]:
+    script = files.windows_script
+    text = windows.script_text(entry)
+    atomic_write_bytes(script, text.encode("utf-8"), mode=PRIVATE_FILE_MODE)
+    checked(host.runner, windows.create_argv(entry, str(script)))
+    return (("task", windows.task_name(entry.key)), ("script", str(script)))
+
+
+def _remove_schtasks(key: str, artifacts: Mapping[str, str], host: Host) -> tuple[str, ...]:
+    removed: list[str] = []
+    done = host.runner(windows.delete_argv(key))
+    if done.returncode == 0:
+        removed.append(f"task {artifacts.get('task', windows.task_name(key))}")
+    elif "cannot find" not in (done.stderr + done.stdout).lower():
+        # keep the record (and the script) so a second `unschedule` can retry
+        raise ScheduleError(f"schtasks /Delete failed: {(done.stderr or done.stdout).strip()}")
+    script = artifacts.get("script")
+    if script and Path(script).is_file():
+        Path(script).unlink()
+        removed.append(script)
+    return tuple(removed)
+
+
+_INSTALL: Mapping[str, Callable[[Entry, Host, ScheduleFiles], tuple[tuple[str, str], ...]]] = {
+    "cron": _install_cron,
+    "launchd": _install_launchd,
+    "schtasks": _install_schtasks,
+}
+_REMOVE: Mapping[str, Callable[[str, Mapping[str, str], Host], tuple[str, ...]]] = {
+    "cron": _remove_cron,
+    "launchd": _remove_launchd,
+    "schtasks": _remove_schtasks,
+}
+
+
+def _remove(kind: str, key: str, artifacts: Mapping[str, str], host: Host) -> tuple[str, ...]:
+    return _REMOVE[kind](key, artifacts, host)

@@ -1,0 +1,54 @@
+"""The one door to the OS scheduler commands (``crontab``, ``launchctl``, ``schtasks``).
+
+Installers call a :class:`Runner`; tests pass a fake that records argv and plays a crontab, so no
+test ever reads or writes the real one.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from skillopt_core.errors import SkillOptError
+
+
+class ScheduleError(SkillOptError, RuntimeError):
+    """The OS scheduler refused or is missing (exit 1)."""
+
+
+@dataclass(frozen=True)
+class Completed:
+    returncode: int
+    stdout: str = ""
+    stderr: str = ""
+
+
+class Runner(Protocol):
+    def __call__(self, argv: Sequence[str], stdin: str | None = None) -> Completed: ...
+
+
+def run_command(argv: Sequence[str], stdin: str | None = None) -> Completed:
+    """Run ``argv`` (no shell), capture its output; a missing program is a ScheduleError."""
+    try:
+        done = subprocess.run(
+            list(argv), input=stdin, capture_output=True, text=True, timeout=60, check=False
+        )
+    except FileNotFoundError:
+        raise ScheduleError(
+            f"{argv[0]} is not installed or not on PATH",
+            hint="install it, or run `skillopt-sleep daemon` instead of an OS schedule",
+        ) from None
+    except subprocess.TimeoutExpired:
+        raise ScheduleError(f"{' '.join(argv)} did not finish within 60 s") from None
+    return Completed(done.returncode, done.stdout or "", done.stderr or "")
+
+
+def checked(runner: Runner, argv: Sequence[str], stdin: str | None = None) -> Completed:
+    """``runner(argv)`` that must succeed; a failure is a ScheduleError quoting its stderr."""
+    done = runner(argv, stdin)
+    if done.returncode != 0:
+        detail = (done.stderr or done.stdout).strip() or f"exit {done.returncode}"
+        raise ScheduleError(f"{' '.join(argv[:2])} failed: {detail}")
+    return done
