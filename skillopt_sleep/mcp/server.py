@@ -1,0 +1,349 @@
+"""The ``skillopt_sleep`` MCP server: the nightly engine's library API as MCP tools and resources.
+
+Thin over :mod:`skillopt_sleep.engine` (no engine logic here). Every tool has an input schema whose
+choices come from the engine's registries (harvest sources, backends), an output schema taken from
+the engine's records, and read-only / destructive annotations. ``run`` and ``dry_run`` start the
+night in a background thread and return a job at once; ``night_status`` reports its progress.
+The project defaults to the client's workspace root (see :mod:`skillopt_sleep.mcp.workspace`).
+Engine errors become error results that carry the exit code and the fix, never a crash.
+
+Annotations here are evaluated at import (no ``from __future__ import annotations``): the SDK
+reads them to build the schemas, and the choices are computed from the registries below.
+"""
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar
+
+from mcp.server.mcpserver import Context, ListRoots, MCPServer, Resolve
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ListRootsResult, ToolAnnotations
+from pydantic import Field
+
+from skillopt_core.errors import SkillOptError
+from skillopt_sleep import __version__
+from skillopt_sleep.engine.records import AdoptResult, Proposal, Status
+from skillopt_sleep.mcp.jobs import Jobs, JobView, NightRunner
+from skillopt_sleep.mcp.views import FamilyPreview, HarvestView, MineView, ReportView
+from skillopt_sleep.mcp.workspace import resolve_project, root_paths
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+INSTRUCTIONS = (
+    "SkillOpt-Sleep improves this project's skill files from the user's past agent sessions. "
+    "Start with `status`. `dry_run` / `run` start a night in the background and return a job: "
+    "poll `night_status` until it is finished. A run only stages a proposal; show the user "
+    "`report`, and call `adopt` only when the user explicitly asks for it (`reject` declines, "
+    "`rollback` undoes an adopt). `project` defaults to the client's workspace root."
+)
+
+
+def _source_names() -> tuple[str, ...]:
+    from skillopt_sleep.harvest import load_sources
+
+    return tuple(load_sources().names())
+
+
+def _backend_names() -> tuple[str, ...]:
+    from skillopt_core.backends import BACKENDS, _load_builtin_backends
+
+    _load_builtin_backends()  # registers the built-in backends (their SDKs stay unimported)
+    return tuple(BACKENDS.names())
+
+
+SourceName = Literal[_source_names()]  # type: ignore[valid-type]
+BACKEND_PATTERN = rf"^({'|'.join(_backend_names())})(:[^\s]+)?$"
+
+Project = Annotated[
+    str | None,
+    Field(description="Absolute project root (default: the client's workspace root)."),
+]
+ProposalId = Annotated[
+    str | None, Field(description="Proposal id (a night id); default: the latest that applies.")
+]
+Backend = Annotated[
+    str | None,
+    Field(
+        pattern=BACKEND_PATTERN,
+        description="One backend for both roles, NAME[:MODEL] (default: the configured one).",
+    ),
+]
+Sources = Annotated[
+    list[SourceName] | None,  # type: ignore[valid-type]
+    Field(description="Which harnesses' sessions to read (default: the configured ones)."),
+]
+MaxTasks = Annotated[int | None, Field(ge=1, description="Most training tasks replayed.")]
+MaxCalls = Annotated[int | None, Field(ge=0, description="Hard limit on model calls.")]
+
+READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
+STAGES = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=True)
+CHANGES_LIVE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, openWorldHint=False)
+MARKS = ToolAnnotations(
+    readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False
+)
+
+
+def ask_roots(ctx: Context, project: str | None = None) -> Any:
+    """Resolver: fetch the client's roots only when no project was given and the client has some."""
+    if project:
+        return None
+    capabilities = ctx.client_capabilities
+    if capabilities is None or capabilities.roots is None:
+        return None
+    return ListRoots()
+
+
+Roots = Annotated[ListRootsResult | None, Resolve(ask_roots)]
+
+
+def engine_errors(tool: F) -> F:
+    """Engine errors -> an error result naming the exit code and the fix."""
+
+    @functools.wraps(tool)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return tool(*args, **kwargs)
+        except SkillOptError as exc:
+            raise ToolError(f"{exc} (exit code {exc.exit_code})") from None
+        except KeyError as exc:
+            raise ToolError(str(exc.args[0] if exc.args else exc)) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _overrides(
+    backend: str | None, sources: list[str] | None, max_tasks: int | None, max_calls: int | None
+) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if backend:
+        out["backends.optimizer"] = out["backends.target"] = backend
+    if sources:
+        out["night.sources"] = list(sources)
+    if max_tasks is not None:
+        out["night.max_tasks"] = max_tasks
+    if max_calls is not None:
+        out["budget.max_calls"] = max_calls
+    return out
+
+
+def build_server(
+    *, default_project: Path | None = None, runner: NightRunner | None = None
+) -> MCPServer:
+    """A fresh server. ``default_project`` serves the resources (which carry no arguments);
+    ``runner`` replaces ``run_night`` in tests."""
+    server = MCPServer(
+        "skillopt_sleep", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
+    )
+    jobs = Jobs(runner)
+    seen: dict[str, Path] = {}
+
+    def project_of(project: str | None, roots: ListRootsResult | None) -> Path:
+        path = resolve_project(project, root_paths(roots) if roots else ())
+        seen["last"] = path
+        return path
+
+    @server.tool(annotations=READ_ONLY)
+    @engine_errors
+    def status(roots: Roots, project: Project = None) -> Status:
+        """The last nights, pending proposals, schedule, backends and archive of the project
+        (fast, reads small state files only)."""
+        from skillopt_sleep.engine import status as engine_status
+
+        return engine_status(project_of(project, roots))
+
+    @server.tool(annotations=READ_ONLY)
+    @engine_errors
+    def harvest(
+        roots: Roots,
+        project: Project = None,
+        sources: Sources = None,
+        since: Annotated[str | None, Field(description="Window such as 7d or 12h.")] = None,
+    ) -> HarvestView:
+        """Preview the new sessions a night would read, per harness (the index is not advanced)."""
+        from skillopt_sleep.engine import load_config
+        from skillopt_sleep.harvest import harvest as engine_harvest
+
+        root = project_of(project, roots)
+        config = load_config(root)
+        result = engine_harvest(
+            root,
+            sources=sources or config.night.sources,
+            since=since,
+            homes=config.homes,
+            commit=False,
+        )
+        per_harness = {
+            name: {
+                "sessions": s.sessions,
+                "turns": s.turns,
+                "tool_errors": s.tool_errors,
+                "corrections": s.corrections,
+            }
+            for name, s in result.stats.items()
+        }
+        return HarvestView(str(root), len(result.sessions), per_harness)
+
+    @server.tool(annotations=READ_ONLY)
+    @engine_errors
+    def mine(roots: Roots, project: Project = None, sources: Sources = None) -> MineView:
+        """Preview the recurring task families in the new sessions (nothing is replayed)."""
+        from skillopt_sleep.engine import load_config
+        from skillopt_sleep.harvest import harvest as engine_harvest
+        from skillopt_sleep.mine import Archive, MineConfig
+        from skillopt_sleep.mine import mine as engine_mine
+
+        root = project_of(project, roots)
+        config = load_config(root)
+        sessions = engine_harvest(
+            root, sources=sources or config.night.sources, homes=config.homes, commit=False
+        ).sessions
+        with Archive(":memory:") as archive:
+            mined = engine_mine(sessions, archive, MineConfig(embedder=config.mine.embedder))
+        families = tuple(
+            FamilyPreview(f.id, f.size, tuple(f.requests[:3]), f.judged_by)
+            for f in sorted(mined.families, key=lambda f: -f.size)
+        )
+        return MineView(str(root), len(sessions), mined.embedder_name, families)
+
+    def start(
+        roots: ListRootsResult | None,
+        project: str | None,
+        dry_run: bool,
+        overrides: dict[str, Any],
+    ) -> JobView:
+        from skillopt_sleep.engine import load_config
+
+        root = project_of(project, roots)
+        return jobs.start(root, load_config(root, overrides), dry_run=dry_run)
+
+    @server.tool(annotations=STAGES)
+    @engine_errors
+    def dry_run(
+        roots: Roots,
+        project: Project = None,
+        backend: Backend = None,
+        sources: Sources = None,
+        max_tasks: MaxTasks = None,
+        max_calls: MaxCalls = None,
+    ) -> JobView:
+        """Start a night that stages nothing, in the background; poll `night_status`."""
+        return start(roots, project, True, _overrides(backend, sources, max_tasks, max_calls))
+
+    @server.tool(annotations=STAGES)
+    @engine_errors
+    def run(
+        roots: Roots,
+        project: Project = None,
+        backend: Backend = None,
+        sources: Sources = None,
+        max_tasks: MaxTasks = None,
+        max_calls: MaxCalls = None,
+    ) -> JobView:
+        """Start a night in the background: harvest, mine, replay, gated edits, stage a proposal.
+        Never changes live files; poll `night_status`, then show `report`."""
+        return start(roots, project, False, _overrides(backend, sources, max_tasks, max_calls))
+
+    @server.tool(annotations=READ_ONLY)
+    @engine_errors
+    def night_status(
+        roots: Roots,
+        job_id: Annotated[str | None, Field(description="Job id from run / dry_run.")] = None,
+        project: Project = None,
+    ) -> JobView:
+        """Progress of a background night (default: the latest one of the project)."""
+        if job_id:
+            return jobs.get(job_id)
+        root = project_of(project, roots)
+        latest = jobs.latest(root)
+        if latest is None:
+            raise ToolError(f"no night was started by this server for {root}; call run first")
+        return latest
+
+    @server.tool(annotations=READ_ONLY)
+    @engine_errors
+    def proposals(roots: Roots, project: Project = None) -> list[Proposal]:
+        """Every staged proposal and its state (pending, adopted, rejected, rolled back)."""
+        from skillopt_sleep.engine import list_proposals
+
+        return list_proposals(project_of(project, roots))
+
+    @server.tool(annotations=READ_ONLY)
+    @engine_errors
+    def report(
+        roots: Roots,
+        project: Project = None,
+        proposal: ProposalId = None,
+        format: Literal["md", "json"] = "md",
+    ) -> ReportView:
+        """A staged proposal's report: what changed, the held-out scores, accepted and rejected
+        edits."""
+        from skillopt_sleep.engine import report_path
+
+        path = report_path(project_of(project, roots), proposal, format)
+        return ReportView(path.parent.name, str(path), format, path.read_text(encoding="utf-8"))
+
+    @server.tool(annotations=CHANGES_LIVE)
+    @engine_errors
+    def adopt(roots: Roots, project: Project = None, proposal: ProposalId = None) -> AdoptResult:
+        """Replace the live skill files with a staged proposal (atomic, backed up). Only when the
+        user explicitly asks; refuses a live file that changed since staging."""
+        from skillopt_sleep.engine import adopt as engine_adopt
+
+        return engine_adopt(project_of(project, roots), proposal)
+
+    @server.tool(annotations=MARKS)
+    @engine_errors
+    def reject(roots: Roots, project: Project = None, proposal: ProposalId = None) -> AdoptResult:
+        """Decline a proposal; its edits are remembered and not proposed again."""
+        from skillopt_sleep.engine import reject as engine_reject
+
+        return engine_reject(project_of(project, roots), proposal)
+
+    @server.tool(annotations=CHANGES_LIVE)
+    @engine_errors
+    def rollback(roots: Roots, project: Project = None, proposal: ProposalId = None) -> AdoptResult:
+        """Restore the files an adopted proposal replaced, byte for byte."""
+        from skillopt_sleep.engine import rollback as engine_rollback
+
+        return engine_rollback(project_of(project, roots), proposal)
+
+    def resource_project() -> Path:
+        if default_project is not None:
+            return default_project
+        if "last" in seen:
+            return seen["last"]
+        return resolve_project(None)
+
+    @server.resource(
+        "skillopt-sleep://report/{proposal}",
+        name="report",
+        description="A staged proposal's report (markdown); proposal 'latest' is the newest.",
+        mime_type="text/markdown",
+    )
+    def report_resource(proposal: str) -> str:
+        from skillopt_sleep.engine import report_path
+
+        chosen = None if proposal == "latest" else proposal
+        return report_path(resource_project(), chosen, "md").read_text(encoding="utf-8")
+
+    @server.resource(
+        "skillopt-sleep://skill/{name}",
+        name="skill",
+        description="A skill file of the project (or the user's) that nights improve.",
+        mime_type="text/markdown",
+    )
+    def skill_resource(name: str) -> str:
+        from skillopt_sleep.skills import find_skills
+
+        for skill in find_skills(resource_project(), Path.home()):
+            if skill.name == name:
+                return skill.path.read_text(encoding="utf-8")
+        raise ValueError(f"no skill named {name!r}")
+
+    return server
+
+
+def serve(default_project: Path | None = None) -> None:
+    """Run the server on stdio until the client closes it."""
+    build_server(default_project=default_project).run()

@@ -1,0 +1,45 @@
+"""The few MCP results the engine has no record for: a harvest preview, a mine preview, a report.
+
+Everything else a tool returns is an engine record (``Status``, ``Proposal``, ``AdoptResult``,
+``NightReport`` inside a job view), so the output schemas follow the engine and are never copied.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class HarvestView:
+    """What a night would read now (the index is not advanced)."""
+
+    project: str
+    sessions: int
+    per_harness: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FamilyPreview:
+    id: str
+    size: int
+    examples: tuple[str, ...]
+    judged_by: str
+
+
+@dataclass(frozen=True)
+class MineView:
+    """The recurring task families a night would replay."""
+
+    project: str
+    sessions: int
+    embedder: str
+    families: tuple[FamilyPreview, ...]
+
+
+@dataclass(frozen=True)
+class ReportView:
+    proposal: str
+    path: str
+    format: str
+    text: str

@@ -1,0 +1,54 @@
+"""Which project a tool call is about: the argument, else the client's workspace root.
+
+Harness clients start MCP servers wherever they like (often the server's install directory), so
+the server's own working directory is never a default. Order: the ``project`` argument; the
+first ``file://`` root the client declares (MCP roots); ``$SKILLOPT_SLEEP_PROJECT`` (set by a
+client config that knows the workspace, e.g. VS Code's ``${workspaceFolder}``); else a clear error.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from skillopt_core.errors import UsageError
+
+PROJECT_ENV = "SKILLOPT_SLEEP_PROJECT"
+
+
+def root_paths(roots: Any) -> list[Path]:
+    """Local directories from a ``ListRootsResult`` (non-``file`` roots are skipped)."""
+    found: list[Path] = []
+    for root in getattr(roots, "roots", None) or ():
+        parsed = urlparse(str(root.uri))
+        if parsed.scheme != "file":
+            continue
+        path = unquote(parsed.path)
+        if os.name == "nt" and len(path) > 2 and path[0] == "/" and path[2] == ":":
+            path = path[1:]  # file:///C:/x -> C:/x
+        found.append(Path(path))
+    return found
+
+
+def resolve_project(project: str | None, roots: Sequence[Path] = ()) -> Path:
+    """The project directory for one call, or UsageError saying how to name one."""
+    chosen: Path | None = None
+    if project:
+        chosen = Path(project).expanduser()
+    elif roots:
+        chosen = roots[0]
+    elif os.environ.get(PROJECT_ENV):
+        chosen = Path(os.environ[PROJECT_ENV]).expanduser()
+    if chosen is None:
+        raise UsageError(
+            "no project: the client declared no workspace root and no project was given",
+            hint=f"pass project='/path/to/repo' (or set {PROJECT_ENV} in the server's env)",
+        )
+    if not chosen.is_absolute():
+        raise UsageError(f"project must be an absolute path, got {str(chosen)!r}")
+    if not chosen.is_dir():
+        raise UsageError(f"project {str(chosen)!r} is not a directory")
+    return chosen.resolve()
