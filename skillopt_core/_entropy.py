@@ -53,11 +53,54 @@ def _entropy_threshold(length: int) -> float:
     return min(4.0 + 0.6 * math.log2(length / 32), 4.6)
 
 
+# Public look-alikes (measured false positives): an ssh public key's base64 blob opens with its
+# length-prefixed key type; camera files are named ``PXL_20240315_142233917...``.
+_SSH_PUBLIC_PREFIXES = (
+    "AAAAB3NzaC1",  # ssh-rsa, ssh-dss
+    "AAAAC3NzaC1",  # ssh-ed25519
+    "AAAAE2VjZHNh",  # ecdsa-sha2-*
+    "AAAAGnNrLXNzaC1",  # sk-ssh-ed25519@openssh.com
+    "AAAAInNrLWVjZHNh",  # sk-ecdsa-sha2-*
+)
+_CAMERA_RE = re.compile(
+    r"(?:IMG|VID|PXL|MVIMG|PANO|DSC|DSCN|DJI|GOPR|Screenshot|Screen_Recording|signal)"
+    r"[_-]\d{8}[_-]?\d{6}"
+)
+
+
+def _path_like(token: str) -> bool:
+    """Several ``/`` (or a leading one): a path or URL, judged segment by segment. Random
+    base64 of 40 characters holds three slashes, or starts with one, about 2% of the time."""
+    slashes = token.count("/")
+    return slashes >= 3 or (slashes >= 2 and token.startswith("/"))
+
+
+_CLASS_ATTR_RE = re.compile(r"class(?:Name)?=[\"']?[^\"'<>]*$")
+_SELECTOR_NEXT = frozenset("{,:>+~[")
+
+
+def public_context(text: str, start: int, end: int) -> bool:
+    """Where a random-looking run ``text[start:end]`` is public by position: a go.sum / go.mod
+    ``h1:`` hash, a CSS class in a selector (``.name{`` / ``.name,``), or a class in an HTML
+    ``class`` attribute."""
+    if text.startswith("h1:", start - 3):
+        return True
+    if start and text[start - 1] == "." and end < len(text) and text[end] in _SELECTOR_NEXT:
+        return True
+    window = text[max(0, start - 400) : start]
+    at = window.rfind("class")
+    return at >= 0 and _CLASS_ATTR_RE.match(window, at) is not None
+
+
 def looks_high_entropy(token: str) -> bool:
     """The heuristic rule documented in the module docstring."""
     n = len(token)
     if n < 32 or _HEXISH_RE.fullmatch(token) or _INTEGRITY_RE.match(token):
         return False
+    if token.startswith(_SSH_PUBLIC_PREFIXES) or _CAMERA_RE.match(token):
+        return False
+    if _path_like(token):
+        return any(looks_high_entropy(part) for part in token.split("/") if len(part) >= 32)
     if not (
         any(c.isupper() for c in token)
         and any(c.islower() for c in token)

@@ -11,7 +11,8 @@ matched again, and passes repeat until nothing changes, so ``redact`` is idempot
 High-entropy policy (the only heuristic rule): a run of ``[A-Za-z0-9+/_=-]`` of 32+ characters is
 redacted when it mixes upper case, lower case and digits, is not mostly made of words
 (identifiers, paths), is not a hex digest or UUID (hex and dashes only) nor an ``sha512-``
-integrity hash, and its Shannon entropy clears a length-dependent threshold that a random base62
+integrity hash, nor an ssh public key blob, a camera file name, a path whose segments are all
+ordinary, a go.sum ``h1:`` hash or a CSS class name (see ``_entropy``), and its Shannon entropy clears a length-dependent threshold that a random base62
 string of that length clears 99% of the time. Hex secrets therefore only fall to the named rules
 (``*_TOKEN=...`` assignments, headers); git SHAs and UUIDs, which fill coding transcripts, stay.
 """
@@ -23,7 +24,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from skillopt_core._entropy import entropy_candidates, looks_high_entropy, shannon_entropy
+from skillopt_core._entropy import (
+    entropy_candidates,
+    looks_high_entropy,
+    public_context,
+    shannon_entropy,
+)
 from skillopt_core._secret_rules import (
     ASSIGNMENT,
     ASSIGNMENT_NO_FLAG,
@@ -295,6 +301,8 @@ class Redactor:
         def repl(m: re.Match[str]) -> str:
             token = m.group()
             if not looks_high_entropy(token) or self._allowed(token):
+                return token
+            if public_context(m.string, m.start(), m.end()):
                 return token
             counts["high-entropy"] += 1
             return placeholder("high-entropy")

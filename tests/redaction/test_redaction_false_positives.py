@@ -75,3 +75,30 @@ def test_redaction_sources_themselves_are_not_mangled() -> None:
 
     source = Path(__file__).with_name("test_redaction_properties.py").read_text(encoding="utf-8")
     assert redact(source) == source
+
+
+# Issue 13: public strings the entropy rule used to take for secrets.
+PUBLIC_LOOKALIKES = [
+    "aws s3 ls s3://acme-logs/AWSLogs/123456789012/CloudTrail/us-east-1/2024/01/15/",
+    "s3://acme-prod-logs/AWSLogs/123456789012/elasticloadbalancing/eu-west-1/2024/03/01/x.log",
+    "cp /sdcard/DCIM/Camera/PXL_20240315_142233917.RAW-02.ORIGINAL.dng ./",
+    "PXL_20240315_142233917_NIGHT_PORTRAIT_01_COVER_BOKEH_Xyz9.jpg",
+    "IMG_20231224_183012_HDR_BURST001_COVER_Qx7Zk2Lm9Pv4Rt8W.jpg",
+    "github.com/stretchr/testify v1.8.4 h1:CcVxjf3Q8PM0mHUKJCdn+eZZtm5yQwehR5yeSVQQcUk=",
+    "golang.org/x/sys v0.15.0/go.mod h1:/VUhepiaJMQUp4+oa/7Zr1D23ma6VTLIYjOOTFZPUcA=",
+    ".Button_primary__3xK9qZ7mP2nR8sT4vW6yB1cD{color:red}.Nav_root__Xk7Yq8bZ2mNp4Qr6StUv9Wx,.x{}",
+    '<span class="sc-bdVaJa kAkgYP Typography_body1__Ab12Cd34Ef56Gh78Ij90KlMnOp">',
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl dev@laptop",
+    "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7vbqajDhA6HtLbyR5EyOUp4dqN1K7GbPz3w5w2xTq dev@host",
+    "ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBEmKSENjQEezOmxkZMy7o",
+]
+
+
+@pytest.mark.parametrize("text", PUBLIC_LOOKALIKES)
+def test_public_lookalikes_are_kept(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_a_random_key_with_slashes_is_still_redacted() -> None:
+    key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY9"
+    assert key not in redact(f"the key {key} leaked")
