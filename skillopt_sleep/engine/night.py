@@ -136,127 +136,174 @@ def run_night(
     """Run one night for ``project`` (see the module docstring). Raises SkillOptError subclasses:
     BusyError when another night holds the project, NoEvidenceError when nothing usable came back,
     BackendError when a backend is dead, StorageError when state cannot be written."""
-    from skillopt_sleep.skills import find_skills, managed_target, memory_file, route_families
-    from skillopt_sleep.skills.route import Target
+    night = _Night(
+        ProjectState(project),
+        config or load_config(project),
+        dry_run=dry_run,
+        progress=progress or (lambda stage, done, total: None),
+        home=home or Path.home(),
+        started=now or datetime.now(timezone.utc),
+    )
+    with night.state.night_lock(), contextlib.ExitStack() as stack:
+        return night.run(stack)
 
-    config = config or load_config(project)
-    state = ProjectState(project)
-    tick = progress or (lambda stage, done, total: None)
-    started = now or datetime.now(timezone.utc)
-    night_id = _night_id(started)
-    timings: dict[str, float] = {}
-    with state.night_lock():
+
+class _Night:
+    """One night's working state; each method is one stage, in the order ``run`` calls them."""
+
+    def __init__(
+        self,
+        state: ProjectState,
+        config: SleepConfig,
+        *,
+        dry_run: bool,
+        progress: Progress,
+        home: Path,
+        started: datetime,
+    ) -> None:
+        self.state, self.config, self.dry_run = state, config, dry_run
+        self.tick, self.home, self.started = progress, home, started
+        self.night_id = _night_id(started)
+        self.timings: dict[str, float] = {}
+        self._clock = time.perf_counter()
+
+    def _lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.timings[stage] = self.timings.get(stage, 0.0) + now - self._clock
+        self._clock = now
+
+    def run(self, stack: contextlib.ExitStack) -> NightReport:
         from skillopt_sleep.stage import transaction
 
+        state, config = self.state, self.config
         transaction.recover(state)
-        carry_all: dict[str, Any] = read_json(state.optimizer_path, {}) or {}
         first_night = not state.history_path.exists()
-        clock = time.perf_counter()
-        tick("harvest", 0, 1)
-        with contextlib.ExitStack() as stack:
-            harvested, index = _harvest(state, config, first_night, stack)
-            timings["harvest"] = time.perf_counter() - clock
-            tick("harvest", 1, 1)
-            clock = time.perf_counter()
-            tick("mine", 0, 1)
-            mined = _mine(state, config, harvested.sessions, night_id)
-            timings["mine"] = time.perf_counter() - clock
-            tick("mine", 1, 1)
-            base = reporting.Basics(
-                night_id=night_id,
-                project=str(state.project),
-                started_at=started.isoformat(),
-                dry_run=dry_run,
-                sessions=len(harvested.sessions),
-                requests=int(mined.stats.get("candidates", 0)),
-                embedder=mined.embedder_name,
-                backends={
-                    "optimizer": config.backends.optimizer,
-                    "target": config.backends.target,
-                    "judge": config.backends.judge,
-                },
+        self.tick("harvest", 0, 1)
+        harvested, index = _harvest(state, config, first_night, stack)
+        self._lap("harvest")
+        self.tick("harvest", 1, 1)
+        if not harvested.sessions:  # the index advances only when a night finishes
+            report = reporting.quiet_night(
+                self._basics(0, None),
+                None,
+                "nothing new",
+                "no new sessions since the last night",
+                self.timings,
+                history=reporting.history(state),
             )
-            new_work = bool(harvested.sessions)  # the index is committed only by a finished night
-            selection = select_tasks(
+            return self._finish(report, index)
+        self.tick("mine", 0, 1)
+        mined = _mine(state, config, harvested.sessions, self.night_id)
+        self._lap("mine")
+        self.tick("mine", 1, 1)
+        basics = self._basics(len(harvested.sessions), mined)
+        selection = select_tasks(
+            mined,
+            max_tasks=config.night.max_tasks,
+            has_judge=bool(config.backends.judge),
+            min_val_tasks=config.night.min_val_tasks,
+        )
+        if selection.empty:
+            report = reporting.quiet_night(
+                basics,
                 mined,
-                max_tasks=config.night.max_tasks,
-                has_judge=bool(config.backends.judge),
-                min_val_tasks=config.night.min_val_tasks,
+                "no change",
+                "no recurring task could be replayed yet",
+                self.timings,
+                history=reporting.history(state),
             )
-            if not new_work or selection.empty:
-                report = reporting.quiet_night(
-                    base,
-                    mined,
-                    "nothing new" if not new_work else "no change",
-                    "no new sessions since the last night"
-                    if not new_work
-                    else "no recurring task could be replayed yet",
-                    timings,
-                    history=reporting.history(state),
-                )
-                _finish(state, report, index, dry_run)
-                return report
-            skills = find_skills(state.project, home or Path.home())
-            fallback = (
-                Target(memory_file(state.project, config.night.sources), "memory", "memory")
-                if config.night.memory
-                else managed_target(
-                    state.project, config.night.sources, config.night.learned_skill_dir
-                )
+            return self._finish(report, index)
+        routes = self._routes(mined)
+        roles, judge = open_night_roles(config)
+        carry_all: dict[str, Any] = read_json(state.optimizer_path, {}) or {}
+        runs = self._train(selection, routes, mined, roles, judge, carry_all)
+        report = reporting.full_night(
+            basics, mined, routes, runs, roles, self.timings, history=reporting.history(state)
+        )
+        if not self.dry_run and report.changes:
+            self.tick("stage", 0, 1)
+            report = reporting.stage_report(state, report, runs)
+            if config.night.auto_adopt:
+                transaction.adopt(state, report.proposal)  # the night already holds the lock
+                report = reporting.mark_adopted(report)
+            self.tick("stage", 1, 1)
+        if not self.dry_run:
+            write_json(state.optimizer_path, carry_all)
+        return self._finish(report, index)
+
+    def _basics(self, sessions: int, mined: Any) -> reporting.Basics:
+        backends = self.config.backends
+        return reporting.Basics(
+            night_id=self.night_id,
+            project=str(self.state.project),
+            started_at=self.started.isoformat(),
+            dry_run=self.dry_run,
+            sessions=sessions,
+            requests=int(mined.stats.get("candidates", 0)) if mined is not None else 0,
+            embedder=mined.embedder_name if mined is not None else "",
+            backends={
+                "optimizer": backends.optimizer,
+                "target": backends.target,
+                "judge": backends.judge,
+            },
+        )
+
+    def _routes(self, mined: Any) -> dict[str, Any]:
+        from skillopt_sleep.skills import find_skills, managed_target, memory_file, route_families
+        from skillopt_sleep.skills.route import Target
+
+        night = self.config.night
+        fallback = (
+            Target(memory_file(self.state.project, night.sources), "memory", "memory")
+            if night.memory
+            else managed_target(self.state.project, night.sources, night.learned_skill_dir)
+        )
+        requests = {f.id: list(f.requests) for f in mined.families}
+        return route_families(requests, find_skills(self.state.project, self.home), fallback)
+
+    def _train(
+        self,
+        selection: Selection,
+        routes: Mapping[str, Any],
+        mined: Any,
+        roles: Roles,
+        judge: Any,
+        carry_all: dict[str, Any],
+    ) -> list[TargetRun]:
+        """Replay and consolidate each target file's families; ``carry_all`` is updated."""
+        runs: list[TargetRun] = []
+        groups = sorted(_group_by_target(selection, routes).items())
+        for number, (path, (target, part)) in enumerate(groups):
+            self.tick("replay", number, len(groups))
+            live = path.read_bytes() if path.is_file() else None
+            base_text = (
+                live.decode("utf-8", "replace")
+                if live is not None
+                else reporting.new_file_text(target, mined, part.families)
             )
-            requests = {f.id: list(f.requests) for f in mined.families}
-            routes = route_families(requests, skills, fallback)
-            roles, judge = open_night_roles(config)
-            runs: list[TargetRun] = []
-            groups = _group_by_target(selection, routes)
-            clock = time.perf_counter()
-            for number, (path, (target, part)) in enumerate(sorted(groups.items())):
-                tick("replay", number, len(groups))
-                live = path.read_bytes() if path.is_file() else None
-                base_text = (
-                    live.decode("utf-8", "replace")
-                    if live is not None
-                    else reporting.new_file_text(target, mined, part.families)
-                )
-                key = str(path)
-                result = consolidate(
-                    base_text,
-                    part,
-                    roles,
-                    config,
-                    state.night_dir(night_id) / f"target-{number:02d}",
-                    Carry.from_json(carry_all.get(key)),
-                    judge=judge,
-                )
-                carry_all[key] = result.carry.to_json()
-                runs.append(TargetRun(path, target.kind, live, part.families, result))
-            tick("replay", len(groups), len(groups))
-            timings["replay+consolidate"] = time.perf_counter() - clock
-            clock = time.perf_counter()
-            report = reporting.full_night(
-                base, mined, routes, runs, roles, timings, history=reporting.history(state)
+            result = consolidate(
+                base_text,
+                part,
+                roles,
+                self.config,
+                self.state.night_dir(self.night_id) / f"target-{number:02d}",
+                Carry.from_json(carry_all.get(str(path))),
+                judge=judge,
             )
-            if not dry_run and report.changes:
-                tick("stage", 0, 1)
-                report = reporting.stage_report(state, report, runs)
-                tick("stage", 1, 1)
-                if config.night.auto_adopt:
-                    transaction.adopt(state, report.proposal)  # the night already holds the lock
-                    report = reporting.mark_adopted(report)
-            timings["stage"] = time.perf_counter() - clock
-            if not dry_run:
-                write_json(state.optimizer_path, carry_all)
-            _finish(state, report, index, dry_run)
+            carry_all[str(path)] = result.carry.to_json()
+            runs.append(TargetRun(path, target.kind, live, part.families, result))
+        self.tick("replay", len(groups), len(groups))
+        self._lap("replay+consolidate")
+        return runs
+
+    def _finish(self, report: NightReport, index: Any) -> NightReport:
+        """Save the night's report and history line, then commit the harvest index (last)."""
+        from skillopt_sleep.jsonable import to_jsonable
+
+        if self.dry_run:
+            index.rollback()
             return report
-
-
-def _finish(state: ProjectState, report: NightReport, index: Any, dry_run: bool) -> None:
-    """Save the night's report and history line, then commit the harvest index (last)."""
-    from skillopt_sleep.jsonable import to_jsonable
-
-    if dry_run:
-        index.rollback()
-        return
-    write_json(state.night_dir(report.night_id) / "report.json", to_jsonable(report))
-    append_line(state.history_path, reporting.summary_line(report))
-    index.commit()
+        write_json(self.state.night_dir(report.night_id) / "report.json", to_jsonable(report))
+        append_line(self.state.history_path, reporting.summary_line(report))
+        index.commit()
+        return report
