@@ -127,9 +127,9 @@ def schedule_command(
 ) -> None:
     """Run a night every day at --at: a cron line (Linux), a launchd agent (macOS) or a
     scheduled task (Windows), with these flags and today's PATH. Re-running replaces it."""
+    flags = {k: v for k, v in locals().items() if k not in ("project", "at", "as_json")}
     from skillopt_sleep.schedule import install_schedule, schedule_info
 
-    flags = {k: v for k, v in locals().items() if k not in ("project", "at", "as_json")}
     when = _at(at)
     root = _project(project)
     when, _ = _settings(root, when, flags)
@@ -186,12 +186,12 @@ def daemon_command(
 ) -> None:
     """Stay running: a night every day at --at (a night missed while asleep runs once on wake),
     and the harvest refreshed as transcripts change. Stop with Ctrl-C or SIGTERM."""
+    flags = {k: v for k, v in locals().items() if k not in ("project", "at", "as_json")}
     from skillopt_sleep.cli._run import overrides
     from skillopt_sleep.engine import load_config
     from skillopt_sleep.schedule.daemon import Daemon, install_signal_handlers
     from skillopt_sleep.schedule.watch import transcript_dirs
 
-    flags = {k: v for k, v in locals().items() if k not in ("project", "at", "as_json")}
     when = _at(at)
     root = _project(project)
     when, config = _settings(root, when, flags)
