@@ -12,6 +12,8 @@ errors are :mod:`skillopt_core.errors` classes that carry their exit code.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from skillopt_core.errors import SkillOptError, exit_code_for
 from skillopt_sleep.engine.api import (
     adopt,
@@ -23,7 +25,6 @@ from skillopt_sleep.engine.api import (
     three_way_diff,
 )
 from skillopt_sleep.engine.config import ConfigError, SleepConfig, load_config
-from skillopt_sleep.engine.night import Progress, run_night
 from skillopt_sleep.engine.records import (
     AdoptResult,
     EditView,
@@ -36,6 +37,20 @@ from skillopt_sleep.engine.records import (
     Status,
 )
 from skillopt_sleep.engine.state import ProjectState
+
+if TYPE_CHECKING:
+    from skillopt_sleep.engine.night import Progress, run_night
+
+
+def __getattr__(name: str) -> Any:
+    """``run_night`` loads the pipeline (numpy, the miner, the optimizer) only when first used,
+    so `status`, `adopt` and the MCP server's light tools stay fast."""
+    if name in ("run_night", "Progress"):
+        from skillopt_sleep.engine import night
+
+        return getattr(night, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "AdoptResult",

@@ -3,8 +3,8 @@
     <state>/projects/<project-key>/
         .lock                 held for the life of a night (one night per project at a time)
         project.json          which project this directory belongs to
-        harvest-index.sqlite  the harvest index (see skillopt_sleep.harvest)
-        mine-archive.sqlite   the miner's archive (see skillopt_sleep.mine)
+        harvest-index.sqlite3 the harvest index (see skillopt_sleep.harvest)
+        mine-archive.sqlite3  the miner's archive (see skillopt_sleep.mine)
         optimizer.json        what carries across nights: rejected edits, meta notes, nights closed
         nights/<id>/          one night's run directories (core trainer state) and report.json
         history.jsonl         one summary line per finished night (what `status` reads)
@@ -29,10 +29,11 @@ from typing import Any
 from skillopt_core.errors import StorageError
 from skillopt_core.lock import exclusive, holder
 from skillopt_core.rundir import atomic_write_bytes
-from skillopt_sleep.harvest._index import INDEX_NAME
-from skillopt_sleep.mine.archive import ARCHIVE_NAME
 from skillopt_sleep.paths import project_state_dir
 
+INDEX_FILE = "harvest-index.sqlite3"  # = harvest._index.INDEX_NAME (a test keeps them equal)
+ARCHIVE_FILE = "mine-archive.sqlite3"  # = mine.archive.ARCHIVE_NAME; named here so that
+# `status` need not import the miner (numpy)
 PRIVATE_DIR = 0o700
 PRIVATE_FILE = 0o600
 
@@ -133,11 +134,11 @@ class ProjectState:
 
     @property
     def index_path(self) -> Path:
-        return self.root / INDEX_NAME
+        return self.root / INDEX_FILE
 
     @property
     def archive_path(self) -> Path:
-        return self.root / ARCHIVE_NAME
+        return self.root / ARCHIVE_FILE
 
     @property
     def optimizer_path(self) -> Path:

@@ -81,3 +81,11 @@ def test_with_overrides_keeps_provenance(tmp_path: Path) -> None:
     config = load_config(tmp_path, environ={}).with_overrides({"backends.target": "claude-cli"})
     assert config.backends.target == "claude-cli" and config.sources["backends.target"] == "flag"
     assert config.flat()["backends.optimizer"] == "mock"
+
+
+def test_state_file_names_match_their_owners() -> None:
+    from skillopt_sleep.engine import state
+    from skillopt_sleep.harvest._index import INDEX_NAME
+    from skillopt_sleep.mine.archive import ARCHIVE_NAME
+
+    assert (state.INDEX_FILE, state.ARCHIVE_FILE) == (INDEX_NAME, ARCHIVE_NAME)

@@ -1,0 +1,102 @@
+"""The `skillopt-sleep` night commands: thin over the engine, one exit-code mapping, --json."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from skillopt_core.errors import EXIT_BUSY, EXIT_DRIFT, EXIT_USAGE
+from skillopt_sleep.cli import app
+from skillopt_sleep.engine import ProjectState
+from tests.engine._world import World
+
+
+def _homes(world: World) -> list[str]:
+    return [
+        "--claude-home",
+        str(world.home / ".claude"),
+        "--codex-home",
+        str(world.home / ".codex"),
+        "--copilot-home",
+        str(world.home / ".copilot"),
+        "--embedder",
+        "tfidf",
+    ]
+
+
+def _invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _first_night(world: World, monkeypatch) -> dict:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("SKILLOPT_SLEEP_NIGHT_SINCE", "3650d")
+    code, out, err = _invoke("run", "-p", str(world.webapp), *_homes(world), "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_run_status_report_adopt_rollback(world: World, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    night = _first_night(world, monkeypatch)
+    assert night["outcome"] == "staged" and night["proposal"]
+    code, out, _ = _invoke("status", "-p", str(world.webapp), "--json")
+    status = json.loads(out)
+    assert code == 0 and [p["id"] for p in status["pending"]] == [night["proposal"]]
+    code, out, _ = _invoke("report", "-p", str(world.webapp))
+    assert code == 0 and "session cookie" in out
+    code, out, _ = _invoke("adopt", "-p", str(world.webapp), "--json")
+    assert code == 0 and json.loads(out)["action"] == "adopted"
+    code, out, _ = _invoke("rollback", "-p", str(world.webapp), "--json")
+    assert code == 0 and json.loads(out)["action"] == "rolled back"
+    code, _, err = _invoke("rollback", "-p", str(world.webapp))
+    assert code == EXIT_USAGE and "no adopted proposal" in err
+
+
+def test_drift_and_busy_have_their_exit_codes(world: World, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    skill = world.webapp / ".claude" / "skills" / "login-tests" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: login-tests\ndescription: fix failing login tests\n---\nmine\n")
+    _first_night(world, monkeypatch)
+    skill.write_text(skill.read_text() + "hand edit\n")
+    code, _, err = _invoke("adopt", "-p", str(world.webapp))
+    assert code == EXIT_DRIFT and "changed since" in err
+    with ProjectState(world.webapp).night_lock():
+        code, _, err = _invoke("run", "-p", str(world.webapp), *_homes(world))
+    assert code == EXIT_BUSY and "pid" in err
+
+
+def test_config_show_names_every_source(world: World, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("SKILLOPT_SLEEP_BACKENDS_TARGET", "claude-cli")
+    code, out, _ = _invoke("config", "show", "-p", str(world.webapp), "--json")
+    settings = json.loads(out)["settings"]
+    assert code == 0
+    assert settings["backends.target"] == {
+        "value": "claude-cli",
+        "source": "env SKILLOPT_SLEEP_BACKENDS_TARGET",
+    }
+    monkeypatch.setenv("SKILLOPT_SLEEP_NIGHT_SAMPELS", "3")
+    code, _, err = _invoke("status", "-p", str(world.webapp))
+    assert code == EXIT_USAGE and "did you mean 'samples'" in err
+
+
+def test_status_is_light(tmp_path: Path) -> None:
+    """`status` must not import torch, sklearn or the harvest/mine machinery."""
+    probe = (
+        "import sys; from typer.testing import CliRunner; from skillopt_sleep.cli import app; "
+        f"r = CliRunner().invoke(app, ['status', '-p', {str(tmp_path)!r}, '--json']); "
+        "assert r.exit_code == 0, r.output; "
+        "heavy = [m for m in ('torch', 'sklearn', 'sentence_transformers', 'numpy') if m in sys.modules]; "
+        "print(','.join(heavy))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"SKILLOPT_SLEEP_HOME": str(tmp_path / "s"), "PATH": "/usr/bin:/bin"},
+    )
+    assert out.stdout.strip() == ""
