@@ -29,9 +29,12 @@ def state_dir() -> Path:
 
 
 def project_key(project: str | os.PathLike[str]) -> str:
-    """A readable, collision-safe folder name for a project root."""
+    """A readable, collision-safe folder name for a project root (a folder named after a secret
+    shows as ``REDACTED-...``: state file names are stored data too)."""
+    from skillopt_core.redaction import redact
+
     resolved = str(Path(project).expanduser().resolve())
-    tail = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(resolved).name).strip("-") or "root"
+    tail = re.sub(r"[^A-Za-z0-9._-]+", "-", redact(Path(resolved).name)).strip("-") or "root"
     digest = hashlib.sha256(resolved.encode("utf-8")).hexdigest()[:10]
     return f"{tail}-{digest}"
 

@@ -139,6 +139,11 @@ def _guarded(location: str) -> Iterator[None]:
             f"the harvest index {location} is damaged: {exc}",
             hint=f"delete {location} to re-read every transcript on the next run",
         ) from None
+    except OSError as exc:  # the state directory cannot be made or opened
+        raise StorageError(
+            f"the harvest index {location} cannot be created: {exc.strerror or exc}",
+            hint="check the state directory (--state-dir) exists and is writable",
+        ) from None
 
 
 def _row(r: tuple[Any, ...]) -> FileRow:
@@ -217,9 +222,11 @@ class HarvestIndex:
             yield
             return
         from skillopt_core.lock import exclusive
-        from skillopt_sleep.paths import private_dir
+        from skillopt_sleep.paths import private_dir, private_file
 
-        folder = private_dir(self.location.parent / LOCK_DIR)
+        with _guarded(self._where):
+            folder = private_dir(self.location.parent / LOCK_DIR)
+            private_file(folder / ".lock")  # the lock creates it 0644 otherwise
         with exclusive(folder, "harvest --commit"):
             yield
 

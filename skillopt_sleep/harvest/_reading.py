@@ -103,9 +103,9 @@ def conclude(source: Source, outcome: ReadOutcome, config: HarvestConfig) -> Non
     raw_key = source.session_key(state, job.path)
     cwd = source.project_dir(state)
     outcome.scoped = not cwd or in_project(cwd, project) or in_project(cwd, clean_path(project))
-    state.meta["_key"] = raw_key
+    state.meta["session_key"] = raw_key  # sealed with the rest, then taken back out
     seal(state.events, outcome.first_event, state.meta)
-    outcome.key = key = state.meta.pop("_key")
+    outcome.key = key = state.meta.pop("session_key")
     outcome.cwd = cwd = source.project_dir(state)
     if not outcome.scoped or not (outcome.bytes_read or not job.resumed):
         return
