@@ -1,0 +1,90 @@
+"""A night under faults: a target that says nothing, an optimizer that never answers usably, a full
+disk, an unusable state directory. Each is a clear error with its exit code; live files intact."""
+
+from __future__ import annotations
+
+import errno
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillopt_core.errors import EXIT_NO_EVIDENCE, NoEvidenceError, StorageError
+from skillopt_core.testing import FakeModelServer
+from skillopt_sleep.engine import list_proposals, load_config, run_night
+from tests.engine._world import World
+
+USER_SKILL = b"---\nname: login-tests\ndescription: Fix failing login tests\n---\nmine\n"
+
+
+def _openai_night(world: World, responder: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    with FakeModelServer(responder) as fake:
+        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.openai_base_url)
+        overrides = {"backends.optimizer": "openai:m", "backends.target": "openai:m"}
+        config = load_config(world.webapp, world.overrides(**overrides))
+        return run_night(world.webapp, config, home=world.home)
+
+
+def test_a_target_that_answers_nothing_stops_the_night(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def responder(body: Mapping[str, Any]) -> str:
+        return "pong" if "ping" in json.dumps(body).lower() else ""
+
+    with pytest.raises(NoEvidenceError) as caught:
+        _openai_night(world, responder, monkeypatch)
+    assert caught.value.exit_code == EXIT_NO_EVIDENCE and "empty reply" in str(caught.value)
+    assert list_proposals(world.webapp) == []
+
+
+def test_an_optimizer_without_usable_edits_stops_the_night(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def responder(body: Mapping[str, Any]) -> str:
+        text = json.dumps(body)
+        if "You are the optimizer of a skill document" in text:
+            return "I would rather not say."
+        return "Fixed the test."
+
+    with pytest.raises(NoEvidenceError, match="never returned usable edits"):
+        _openai_night(world, responder, monkeypatch)
+
+
+def test_a_full_disk_while_staging_loses_nothing(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    skill = world.webapp / ".claude" / "skills" / "login-tests" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_bytes(USER_SKILL)
+    config = load_config(world.webapp, world.overrides())
+    import skillopt_sleep.engine.state as state_module
+
+    real = state_module.atomic_write_bytes
+
+    def full(path: Path, data: bytes, mode: int | None = None) -> None:
+        if "staging" in str(path):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(path, data, mode)
+
+    monkeypatch.setattr(state_module, "atomic_write_bytes", full)
+    with pytest.raises(StorageError) as caught:
+        run_night(world.webapp, config, home=world.home)
+    assert "No space left" in str(caught.value) and "live files" in str(caught.value)
+    assert skill.read_bytes() == USER_SKILL
+    monkeypatch.setattr(state_module, "atomic_write_bytes", real)
+    again = run_night(world.webapp, config, home=world.home)  # nothing was consumed
+    assert again.outcome == "staged"
+
+
+def test_an_unusable_state_directory_is_a_clear_error(
+    world: World, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("SKILLOPT_SLEEP_HOME", str(blocker / "state"))
+    with pytest.raises(StorageError) as caught:
+        run_night(world.webapp, load_config(world.webapp, world.overrides()), home=world.home)
+    assert "SKILLOPT_SLEEP_HOME" in str(caught.value)
