@@ -7,6 +7,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -37,7 +38,7 @@ def step_progress(enabled: bool = True) -> Iterator[StepCallback]:
             progress.update(
                 task,
                 completed=record["step"] + 1,
-                status=f"step {record['step']}: {str(verdict)[:60]}",
+                status=escape(f"step {record['step']}: {str(verdict)[:60]}"),
             )
 
         yield on_step
@@ -47,10 +48,19 @@ def _fmt(value: float | None) -> str:
     return "n/a (budget spent)" if value is None else f"{value:.3f}"
 
 
+def _edit_text(edit: dict[str, Any], width: int) -> str:
+    return escape(f"{edit['op']} {(edit['content'] or edit['anchor']).strip()[:width]}")
+
+
 def render_summary(summary: TrainingSummary) -> None:
-    console = Console()
+    """Print the run's scores, edits and spend. Everything the user or the model wrote (paths,
+    edit text, reasons) is escaped, so brackets in it print as they are."""
+    console = Console(highlight=False)
     table = Table(
-        title=f"SkillOpt run {summary.run_dir}  (optimizer {summary.optimizer}, target {summary.target})"
+        title=escape(
+            f"SkillOpt run {summary.run_dir}  "
+            f"(optimizer {summary.optimizer}, target {summary.target})"
+        )
     )
     for column in ("split", "baseline hard", "final hard", "baseline soft", "final soft"):
         table.add_column(column)
@@ -66,20 +76,20 @@ def render_summary(summary: TrainingSummary) -> None:
     console.print(table)
     console.print(f"[green]accepted edits ({len(summary.accepted)}):")
     for edit in summary.accepted:
-        console.print(
-            f"  + step {edit['step']}: {edit['op']} {(edit['content'] or edit['anchor']).strip()[:90]}"
-        )
+        console.print(f"  + step {edit['step']}: {_edit_text(edit, 90)}")
     console.print(f"[red]rejected edits ({len(summary.rejected)}):")
     for entry in summary.rejected[:15]:
-        edit = entry["edit"]
         console.print(
-            f"  - step {entry['step']}: {edit['op']} {(edit['content'] or edit['anchor']).strip()[:80]} (Δ {entry['delta']:+.3f})"
+            f"  - step {entry['step']}: {_edit_text(entry['edit'], 80)} "
+            f"(delta {entry['delta']:+.3f})"
         )
+    for warning in summary.warnings:
+        console.print(f"[yellow]warning: {escape(warning)}")
     if summary.stopped_reason:
-        console.print(f"[yellow]stopped early: {summary.stopped_reason}")
+        console.print(f"[yellow]stopped early: {escape(summary.stopped_reason)}")
     usage = summary.usage
     console.print(
         f"model calls: {usage.get('calls', 0)}, tokens in/out: {usage.get('input_tokens', 0)}/"
         f"{usage.get('output_tokens', 0)}, est. cost ${usage.get('cost_usd', 0.0):.4f}"
     )
-    console.print(f"best skill: {summary.best_skill_path}")
+    console.print(f"best skill: {escape(str(summary.best_skill_path))}")

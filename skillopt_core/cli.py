@@ -1,7 +1,8 @@
 """`skillopt`: train and evaluate skill documents with the SkillOpt loop.
 
-Exit codes: 0 ok, 1 error, 2 usage error, 3 handoff pending (answer the prompts, re-run),
-4 stopped by a budget limit (what was learned so far is saved).
+Commands are thin: :mod:`skillopt_core.training` does the work and raises errors from
+:mod:`skillopt_core.errors`; :func:`~skillopt_core.cli_errors.reports_errors` maps them to
+``error: ...`` and their exit codes (``EXIT_CODES_HELP``) in one place.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from typing import Any
 
 import typer
 
-EXIT_ERROR, EXIT_USAGE, EXIT_HANDOFF, EXIT_BUDGET = 1, 2, 3, 4
+from skillopt_core.cli_errors import fail, reports_errors, tolerate_narrow_terminals
+from skillopt_core.errors import EXIT_CODES_HELP, UsageError
 
 app = typer.Typer(
     name="skillopt",
@@ -20,7 +22,7 @@ app = typer.Typer(
         "Train a skill document for a frozen agent with bounded, validation-gated edits.\n\n"
         "Example (offline, no API key):\n\n"
         "  skillopt train --split-dir skillopt_core/data/toy --out-root runs/toy --backend mock\n\n"
-        "Exit codes: 0 ok, 1 error, 2 usage, 3 handoff pending, 4 budget limit reached."
+        f"{EXIT_CODES_HELP}"
     ),
     no_args_is_help=True,
     add_completion=False,
@@ -36,7 +38,7 @@ TrainBackendOpt = typer.Option(
     None,
     "--backend",
     help="Backend for both roles: NAME or NAME:MODEL (mock, openai:gpt-5.5, claude-cli:sonnet, ...). "
-    "Default: the config's [backends] table, else mock.",
+    "Default: the config's \\[backends] table, else mock.",
 )
 OptimizerOpt = typer.Option(
     None, "--optimizer", help="Optimizer-role backend (overrides --backend), e.g. openai:gpt-5.5."
@@ -64,30 +66,13 @@ def _parse_options(pairs: list[str]) -> dict[str, str]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
-            raise typer.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint="--option")
+            raise UsageError(f"--option expects KEY=VALUE, got {pair!r}")
         options[key.strip()] = value
     return options
 
 
-def _fail(message: str, code: int = EXIT_ERROR) -> typer.Exit:
-    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
-    return typer.Exit(code)
-
-
-def _open_roles(backend: str, target: str | None, options: dict[str, Any]) -> Any:
-    from skillopt_core.backends import BackendError
-    from skillopt_core.backends.runtime import open_roles
-    from skillopt_core.registry import UnknownEntryError
-
-    try:
-        return open_roles(backend, target or backend, options)
-    except (UnknownEntryError, ValueError) as exc:
-        raise _fail(str(exc), EXIT_USAGE) from None
-    except BackendError as exc:
-        raise _fail(f"backend not usable: {exc}") from None
-
-
-@app.command()
+@app.command(epilog=EXIT_CODES_HELP)
+@reports_errors
 def train(
     split_dir: Path = SplitDirOpt,
     out_root: Path = typer.Option(
@@ -163,28 +148,19 @@ def train(
         },
         limits={"max_calls": max_calls, "max_tokens": max_tokens, "max_usd": max_usd},
     )
-    from skillopt_core.config import ConfigError
-
-    try:
-        request = resolve_backends(request)
-        train_config = resolve_config(request)
-    except (ConfigError, TypeError) as exc:
-        raise _fail(str(exc), EXIT_USAGE) from None
+    request = resolve_backends(request)
+    train_config = resolve_config(request)
     if dry_run:
-        raise typer.Exit(_print_preflight(request, train_config, as_json))
-    raise typer.Exit(_run_training(request, train_config, as_json))
+        _print_preflight(request, train_config, as_json)
+        return
+    _run_training(request, train_config, as_json)
 
 
-def _print_preflight(request: Any, train_config: Any, as_json: bool) -> int:
+def _print_preflight(request: Any, train_config: Any, as_json: bool) -> None:
     from skillopt_core.backends.runtime import Budget
-    from skillopt_core.envs.qa import SplitFormatError
-    from skillopt_core.registry import UnknownEntryError
     from skillopt_core.training import dry_run
 
-    try:
-        estimate = dry_run(request, train_config)
-    except (UnknownEntryError, ValueError, SplitFormatError) as exc:
-        raise _fail(str(exc), EXIT_USAGE) from None
+    estimate = dry_run(request, train_config)
     problems = estimate.over_budget(
         Budget(**{k: v for k, v in request.limits.items() if v is not None})
     )
@@ -208,7 +184,7 @@ def _print_preflight(request: Any, train_config: Any, as_json: bool) -> int:
             "budget_problems": problems,
         }
         typer.echo(json.dumps(payload, indent=2))
-        return 0
+        return
     typer.echo("Preflight estimate (upper bounds; no model was called):")
     for line in estimate.lines():
         typer.echo(f"  {line}")
@@ -217,44 +193,24 @@ def _print_preflight(request: Any, train_config: Any, as_json: bool) -> int:
             f"  budget: {problem} (the run would stop early, keeping what it learned)",
             fg=typer.colors.YELLOW,
         )
-    return 0
 
 
-def _run_training(request: Any, train_config: Any, as_json: bool) -> int:
+def _run_training(request: Any, train_config: Any, as_json: bool) -> None:
     from skillopt_core._train_view import render_summary, step_progress
-    from skillopt_core.backends import BackendError, HandoffPending
-    from skillopt_core.config import ConfigError
-    from skillopt_core.envs.qa import SplitFormatError
-    from skillopt_core.lock import DirectoryLocked
-    from skillopt_core.registry import UnknownEntryError
-    from skillopt_core.training import open_run_roles, run_training, summary_json
+    from skillopt_core.training import run_training, summary_json
 
-    try:
-        roles = open_run_roles(request, train_config)
-    except (UnknownEntryError, ValueError) as exc:
-        raise _fail(str(exc), EXIT_USAGE) from None
-    except BackendError as exc:
-        raise _fail(f"backend not usable: {exc}") from None
-    try:
-        with step_progress(enabled=not as_json) as on_step:
-            summary = run_training(request, roles, train_config, on_step)
-    except HandoffPending as exc:
-        typer.echo(str(exc), err=True)
-        return EXIT_HANDOFF
-    except (ConfigError, SplitFormatError) as exc:
-        raise _fail(str(exc), EXIT_USAGE) from None
-    except DirectoryLocked as exc:
-        raise _fail(str(exc)) from None
-    except BackendError as exc:
-        raise _fail(f"the run stopped: {exc}") from None
+    with step_progress(enabled=not as_json) as on_step:
+        summary = run_training(request, train_config, on_step)
     if as_json:
         typer.echo(json.dumps(summary_json(summary), indent=2))
     else:
         render_summary(summary)
-    return EXIT_BUDGET if summary.stopped_reason else 0
+    if summary.stop_error is not None:
+        raise fail(summary.stop_error)
 
 
-@app.command("eval")
+@app.command("eval", epilog=EXIT_CODES_HELP)
+@reports_errors
 def evaluate(
     skill: Path = typer.Option(
         ..., "--skill", help="Skill document to evaluate.", exists=True, dir_okay=False
@@ -273,34 +229,22 @@ def evaluate(
     as_json: bool = JsonOpt,
 ) -> None:
     """Score a skill on one or all splits without training."""
-    from skillopt_core.backends import BackendError, HandoffPending
+    from skillopt_core.backends.runtime import open_roles
     from skillopt_core.envs import create_environment
     from skillopt_core.envs.base import canonical_split
-    from skillopt_core.envs.qa import SplitFormatError
     from skillopt_core.optim.evaluate import Evaluator
 
     splits = ["train", "val", "test"] if split == "all" else [split]
-    try:
-        for name in splits:
-            canonical_split(name)
-    except ValueError as exc:
-        raise _fail(str(exc), EXIT_USAGE) from None
-    roles = _open_roles(backend, target, _parse_options(option))
+    for name in splits:
+        canonical_split(name)
+    roles = open_roles(backend, target or backend, _parse_options(option))
     env = create_environment("qa", {"split_dir": split_dir})
     evaluator = Evaluator(env, roles.target, samples=samples, workers=workers)
     text = skill.read_text(encoding="utf-8")
     results = {}
-    try:
-        for name in splits:
-            result = evaluator.evaluate(text, canonical_split(name))
-            results[name] = {"hard": result.hard, "soft": result.soft, "n": result.n}
-    except HandoffPending as exc:
-        typer.echo(str(exc), err=True)
-        raise typer.Exit(EXIT_HANDOFF) from None
-    except SplitFormatError as exc:
-        raise _fail(str(exc), EXIT_USAGE) from None
-    except BackendError as exc:
-        raise _fail(f"evaluation stopped: {exc}") from None
+    for name in splits:
+        result = evaluator.evaluate(text, canonical_split(name))
+        results[name] = {"hard": result.hard, "soft": result.soft, "n": result.n}
     if as_json:
         typer.echo(
             json.dumps(
@@ -309,9 +253,10 @@ def evaluate(
         )
         return
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
-    table = Table(title=f"{skill} on {target or backend}")
+    table = Table(title=escape(f"{skill} on {target or backend}"))
     for column in ("split", "hard (EM)", "soft (F1)", "items"):
         table.add_column(column)
     for name, r in results.items():
@@ -320,4 +265,5 @@ def evaluate(
 
 
 def main() -> None:
+    tolerate_narrow_terminals()
     app()

@@ -21,6 +21,7 @@ TOML layout (every key optional)::
     metric = "hard"       # hard | soft | mixed
     mixed_weight = 0.5
     no_regression = false
+    min_delta = 0.0       # an improvement must exceed this
 
     [slow_update]
     enabled = true
@@ -32,16 +33,23 @@ TOML layout (every key optional)::
     target = "claude-cli:sonnet"
     [backends.options]    # shared by both roles; or per role under [backends.options.optimizer]
     timeout = 120
+
+Unknown sections or keys and values of the wrong type are errors (see
+:mod:`skillopt_core.config_schema`); a relative ``seed_skill`` is looked up next to the config
+file first, then in the working directory.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
+from skillopt_core.config_schema import ConfigFile, parse_config
 from skillopt_core.errors import UsageError
 from skillopt_core.optim.gate import GatePolicy
 from skillopt_core.optim.schedule import LRSchedule
@@ -87,58 +95,59 @@ def _check(condition: bool, message: str) -> None:
         raise ConfigError(message)
 
 
-def _section(data: Mapping[str, Any], name: str) -> Mapping[str, Any]:
-    value = data.get(name, {})
-    if not isinstance(value, Mapping):
-        raise ConfigError(f"[{name}] must be a table")
-    return value
+def _set(section: BaseModel) -> dict[str, Any]:
+    return {k: v for k, v in section.model_dump().items() if v is not None}
 
 
 def config_from_mapping(data: Mapping[str, Any]) -> TrainConfig:
-    train, lr, gate, slow = (_section(data, n) for n in ("train", "lr", "gate", "slow_update"))
-    known = {f.name for f in fields(TrainConfig)} - {
-        "lr",
-        "gate",
-        "slow_update",
-        "slow_update_gated",
-        "meta_skill",
-    }
-    unknown = sorted(set(train) - known)
-    _check(not unknown, f"unknown [train] keys: {', '.join(unknown)}")
+    """A validated :class:`TrainConfig` from a parsed TOML mapping (see the module docstring).
+
+    Every section is checked against :mod:`skillopt_core.config_schema`: unknown sections and
+    keys, and values of the wrong type, raise :class:`ConfigError` naming each problem."""
+    return validate(_build(_parse(data)))
+
+
+def _parse(data: Mapping[str, Any]) -> ConfigFile:
     try:
-        return validate(_build(train, lr, gate, slow))
-    except (TypeError, ValueError) as exc:
-        if isinstance(exc, ConfigError):
-            raise
+        return parse_config(data)
+    except ValueError as exc:
         raise ConfigError(str(exc)) from None
 
 
-def _build(
-    train: Mapping[str, Any],
-    lr: Mapping[str, Any],
-    gate: Mapping[str, Any],
-    slow: Mapping[str, Any],
-) -> TrainConfig:
-    config = TrainConfig(**dict(train))
+def _build(parsed: ConfigFile) -> TrainConfig:
+    config = TrainConfig(**_set(parsed.train))
+    lr, gate, slow = _set(parsed.lr), _set(parsed.gate), _set(parsed.slow_update)
+    try:
+        schedule = LRSchedule(
+            kind=lr.get("schedule", config.lr.kind),
+            max_edits=lr.get("max", config.lr.max_edits),
+            min_edits=lr.get("min", config.lr.min_edits),
+        )
+    except ValueError as exc:
+        raise ConfigError(f"[lr] {exc}") from None
     return replace(
         config,
-        lr=LRSchedule(
-            kind=lr.get("schedule", config.lr.kind),
-            max_edits=int(lr.get("max", config.lr.max_edits)),
-            min_edits=int(lr.get("min", config.lr.min_edits)),
-        ),
-        gate=GatePolicy(
-            metric=gate.get("metric", config.gate.metric),
-            mixed_weight=float(gate.get("mixed_weight", config.gate.mixed_weight)),
-            no_regression=bool(gate.get("no_regression", config.gate.no_regression)),
-        ),
-        slow_update=bool(slow.get("enabled", config.slow_update)),
-        slow_update_gated=bool(slow.get("gated", config.slow_update_gated)),
-        meta_skill=bool(slow.get("meta", config.meta_skill)),
+        lr=schedule,
+        gate=replace(config.gate, **gate),
+        slow_update=slow.get("enabled", config.slow_update),
+        slow_update_gated=slow.get("gated", config.slow_update_gated),
+        meta_skill=slow.get("meta", config.meta_skill),
     )
 
 
+_INT_FIELDS = ("epochs", "batch_size", "minibatch_size", "eval_samples", "workers", "seed")
+_BOOL_FIELDS = ("slow_update", "slow_update_gated", "meta_skill")
+
+
 def validate(config: TrainConfig) -> TrainConfig:
+    """Check a :class:`TrainConfig` however it was built (TOML, flags, or code); return it."""
+    for name in _INT_FIELDS:
+        value = getattr(config, name)
+        _check(type(value) is int, f"{name} must be an integer, got {value!r}")
+    for name in _BOOL_FIELDS:
+        _check(isinstance(getattr(config, name), bool), f"{name} must be true or false")
+    _check(isinstance(config.gate.no_regression, bool), "gate no_regression must be true or false")
+    _check(isinstance(config.env, str) and bool(config.env), "env must name an environment")
     _check(config.epochs >= 1, "epochs must be >= 1")
     _check(config.batch_size >= 1, "batch_size must be >= 1")
     _check(config.minibatch_size >= 1, "minibatch_size must be >= 1")
@@ -172,7 +181,7 @@ def _read_toml(path: str | Path | None) -> dict[str, Any]:
         data: dict[str, Any] = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"config file {path} does not exist") from None
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
     return data
 
@@ -181,12 +190,10 @@ def load_config(path: str | Path | None) -> TrainConfig:
     return config_from_mapping(_read_toml(path))
 
 
+def backend_choice_from_mapping(data: Mapping[str, Any]) -> BackendChoice:
+    table = _parse(data).backends
+    return BackendChoice(table.optimizer, table.target, dict(table.options))
+
+
 def load_backend_choice(path: str | Path | None) -> BackendChoice:
-    table = _section(_read_toml(path), "backends")
-    options = table.get("options", {})
-    if not isinstance(options, Mapping):
-        raise ConfigError("[backends.options] must be a table")
-    for role in ("optimizer", "target"):
-        if role in table and not isinstance(table[role], str):
-            raise ConfigError(f"[backends] {role} must be a string such as 'openai:gpt-5.5'")
-    return BackendChoice(table.get("optimizer"), table.get("target"), dict(options))
+    return backend_choice_from_mapping(_read_toml(path))

@@ -48,10 +48,11 @@ class SkillOptError(Exception):
 
     @property
     def message(self) -> str:
-        return super().__str__()
+        # Exception.__str__, not super(): a KeyError mixin would wrap the message in quotes.
+        return Exception.__str__(self)
 
     def __str__(self) -> str:
-        base = super().__str__()
+        base = self.message
         return f"{base}\n  fix: {self.hint}" if self.hint else base
 
 

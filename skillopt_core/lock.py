@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from skillopt_core.errors import BusyError
+from skillopt_core.errors import BusyError, StorageError
 
 
 class DirectoryLocked(BusyError):
@@ -39,9 +39,15 @@ def _try_lock(fd: int) -> bool:
 
 @contextmanager
 def exclusive(directory: Path, what: str = "run") -> Iterator[None]:
-    directory.mkdir(parents=True, exist_ok=True)
     path = directory / ".lock"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise StorageError(
+            f"cannot use {directory} for the {what}: {exc.strerror or exc}",
+            hint="choose a directory you can write to (check its permissions and free space)",
+        ) from exc
     try:
         if not _try_lock(fd):
             os.lseek(fd, 0, os.SEEK_SET)

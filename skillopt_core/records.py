@@ -8,6 +8,7 @@ from enum import Enum
 from typing import Any
 
 from skillopt_core.backends._protocol import EMPTY, Usage
+from skillopt_core.errors import UsageError
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,7 @@ class EvalResult:
             return self.soft
         if name == "mixed":
             return (1 - mixed_weight) * self.hard + mixed_weight * self.soft
-        raise ValueError(f"unknown gate metric {name!r}; use hard, soft or mixed")
+        raise UsageError(f"unknown gate metric {name!r}; use hard, soft or mixed")
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar
 
 from skillopt_core.errors import UsageError
+from skillopt_core.suggest import did_you_mean
 
 T = TypeVar("T")
 
@@ -15,7 +16,10 @@ class UnknownEntryError(UsageError, KeyError):
 
     def __init__(self, kind: str, name: str, known: list[str]) -> None:
         self.kind, self.name, self.known = kind, name, known
-        super().__init__(f"unknown {kind} {name!r}; known: {', '.join(known) or '(none)'}")
+        super().__init__(
+            f"unknown {kind} {name!r}{did_you_mean(name, known)}; "
+            f"known: {', '.join(known) or '(none)'}"
+        )
 
 
 class Registry(Generic[T]):

@@ -12,10 +12,26 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from skillopt_core.errors import StorageError
+
+WRITE_HINT = (
+    "check that the directory is writable and the disk has space, or choose another --out-root"
+)
+
 
 def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
     """Write ``data`` to ``path`` through a synced temp file and a rename: readers see the old
-    bytes or the new ones, never a torn file. ``mode`` sets the new file's permission bits."""
+    bytes or the new ones, never a torn file. ``mode`` sets the new file's permission bits.
+    A failed write raises :class:`StorageError` (an ``OSError``) naming the path."""
+    try:
+        _atomic_write(path, data, mode)
+    except StorageError:
+        raise
+    except OSError as exc:
+        raise StorageError(f"cannot write {path}: {exc.strerror or exc}", hint=WRITE_HINT) from exc
+
+
+def _atomic_write(path: Path, data: bytes, mode: int | None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
@@ -39,11 +55,23 @@ def atomic_write_json(path: Path, data: Any) -> None:
     atomic_write_text(path, json.dumps(data, indent=2, sort_keys=False, default=str) + "\n")
 
 
-def read_json(path: Path, default: Any = None) -> Any:
+def read_json(path: Path, default: Any = None, *, hint: str = "") -> Any:
+    """The JSON value in ``path`` (``default`` when it does not exist). An unreadable or damaged
+    file raises :class:`StorageError` with ``hint`` (or a generic way out) as its fix."""
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return default
+    except OSError as exc:
+        raise StorageError(
+            f"cannot read {path}: {exc.strerror or exc}",
+            hint=hint or "check the file's permissions",
+        ) from exc
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
+        raise StorageError(
+            f"{path} is damaged and cannot be read ({exc})",
+            hint=hint or f"move {path} aside and run again",
+        ) from exc
 
 
 class RunDir:

@@ -16,16 +16,20 @@ from typing import Any
 import jsonschema
 
 from skillopt_core.backends._protocol import Backend, CompletionRequest, Message
+from skillopt_core.errors import SkillOptError
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n(.*?)```", re.DOTALL)
 _TRAILING_COMMA = re.compile(r",(\s*[}\]])")
 
 
-class StructuredReplyError(ValueError):
+class StructuredReplyError(SkillOptError, ValueError):
     """The reply could not be read as JSON matching the schema (even after repair)."""
 
-    def __init__(self, message: str, *, reply: str = "") -> None:
-        super().__init__(message)
+    def __init__(self, message: str, *, reply: str = "", hint: str = "") -> None:
+        super().__init__(
+            message,
+            hint=hint or "use a model that follows JSON instructions (or option structured=native)",
+        )
         self.reply = reply
 
 

@@ -20,6 +20,7 @@ from skillopt_core.backends._protocol import (
     Message,
     Usage,
 )
+from skillopt_core.errors import UsageError
 from skillopt_core.registry import Registry
 
 BackendFactory = Callable[["BackendSpec", Mapping[str, Any]], Backend]
@@ -36,7 +37,7 @@ class BackendSpec:
     def parse(cls, text: str) -> BackendSpec:
         name, _, model = text.strip().partition(":")
         if not name:
-            raise ValueError(
+            raise UsageError(
                 f"empty backend spec {text!r}; use NAME or NAME:MODEL, e.g. mock or openai:gpt-5.5"
             )
         return cls(name=name, model=model)

@@ -16,12 +16,23 @@ from pathlib import Path
 from typing import Any
 
 from skillopt_core.backends._protocol import BudgetExceeded, CompletionRequest
+from skillopt_core.backends.journal import CallRecord, append_journal, read_journal
 from skillopt_core.backends.pricing import Price
 
 CHARS_PER_TOKEN_BOUND = 3
 """English averages about four characters per token; three keeps the estimate an upper bound."""
 
 MESSAGE_OVERHEAD_TOKENS = 8
+
+__all__ = [
+    "Budget",
+    "CallEstimate",
+    "CallRecord",
+    "Ledger",
+    "Reservation",
+    "Totals",
+    "estimate_call",
+]
 
 
 @dataclass(frozen=True)
@@ -61,23 +72,6 @@ def estimate_call(request: CompletionRequest, price: Price | None = None) -> Cal
 
 
 @dataclass(frozen=True)
-class CallRecord:
-    """One logical call (retries included) as the ledger keeps it."""
-
-    role: str
-    backend: str
-    model: str
-    purpose: str
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-    latency_s: float = 0.0
-    attempts: int = 1
-    ok: bool = True
-    error: str = ""
-
-
-@dataclass(frozen=True)
 class Totals:
     calls: int = 0
     failed_calls: int = 0
@@ -110,13 +104,22 @@ class Reservation:
 
 
 class Ledger:
-    """Thread-safe record of every call of a run, enforcing one shared :class:`Budget`."""
+    """Thread-safe record of every call of a run, enforcing one shared :class:`Budget`.
 
-    def __init__(self, budget: Budget | None = None) -> None:
+    With a ``journal`` (a file in the run directory) the ledger belongs to the run: it starts
+    from every call the journal holds, so the budget counts the run's whole spend across resumed
+    invocations, and it appends each new call as it settles."""
+
+    def __init__(self, budget: Budget | None = None, *, journal: Path | None = None) -> None:
         self.budget = budget or Budget()
+        self.journal = journal
         self._lock = threading.Lock()
-        self._records: list[CallRecord] = []
+        self._records: list[CallRecord] = read_journal(journal) if journal else []
         self._totals = Totals()
+        for earlier in self._records:
+            self._totals = self._totals.plus(earlier)
+        self.carried = self._totals
+        """What the run had spent before this ledger was opened."""
         self._in_flight: dict[int, CallEstimate] = {}
         self._next_id = 0
 
@@ -154,14 +157,18 @@ class Ledger:
         """Replace the reservation by what the call actually used."""
         with self._lock:
             self._in_flight.pop(reservation.id, None)
-            self._records.append(record)
-            self._totals = self._totals.plus(record)
+            self._add(record)
 
     def record(self, record: CallRecord) -> None:
         """Account a call that was not reserved (e.g. a health-check ping)."""
         with self._lock:
-            self._records.append(record)
-            self._totals = self._totals.plus(record)
+            self._add(record)
+
+    def _add(self, record: CallRecord) -> None:
+        self._records.append(record)
+        self._totals = self._totals.plus(record)
+        if self.journal is not None:
+            append_journal(self.journal, record)
 
     @property
     def records(self) -> list[CallRecord]:

@@ -21,6 +21,7 @@ from skillopt_core.backends._protocol import (
 from skillopt_core.backends.budget import CallRecord, Ledger, estimate_call
 from skillopt_core.backends.pricing import FREE, Price
 from skillopt_core.backends.retry import RetryPolicy, RetryStats, TransientError, call_with_retries
+from skillopt_core.errors import UsageError
 from skillopt_core.markers import ENGINE_MARKER, is_engine_text
 from skillopt_core.redaction import redact
 
@@ -34,7 +35,7 @@ def _number(options: Mapping[str, Any], key: str, default: float) -> float:
     try:
         return float(value)
     except (TypeError, ValueError):
-        raise ValueError(f"option {key}={value!r} must be a number") from None
+        raise UsageError(f"option {key}={value!r} must be a number") from None
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ class CallPolicy:
         concurrency = int(_number(options, "concurrency", DEFAULT_CONCURRENCY))
         attempts = int(_number(options, "max_retries", RetryPolicy.max_attempts - 1)) + 1
         if concurrency < 1 or attempts < 1:
-            raise ValueError("options concurrency must be >= 1 and max_retries >= 0")
+            raise UsageError("options concurrency must be >= 1 and max_retries >= 0")
         retry = RetryPolicy(
             max_attempts=attempts,
             base_s=_number(options, "retry_base_s", RetryPolicy.base_s),

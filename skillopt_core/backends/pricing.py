@@ -11,6 +11,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from skillopt_core.errors import UsageError
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only
@@ -65,7 +67,7 @@ class PriceTable:
 
 def _price(value: Any, where: str) -> Price:
     if not isinstance(value, Mapping) or "input" not in value or "output" not in value:
-        raise ValueError(f"price {where!r} needs numeric 'input' and 'output' (USD per 1M tokens)")
+        raise UsageError(f"price {where!r} needs numeric 'input' and 'output' (USD per 1M tokens)")
     return Price(float(value["input"]), float(value["output"]))
 
 

@@ -1,47 +1,24 @@
 """Generic question-answering environment over item files ``{id, question, context?, answers}``.
 
-A split directory holds ``train/items.json``, ``val/items.json`` and ``test/items.json``.
+A split directory holds ``train/items.json``, ``val/items.json`` and ``test/items.json``
+(validated by :mod:`skillopt_core.envs.items`).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from skillopt_core.backends._protocol import Backend, CompletionRequest, Message
 from skillopt_core.envs.base import ENVIRONMENTS, canonical_split
+from skillopt_core.envs.items import SplitFormatError, load_items
 from skillopt_core.envs.scoring import best_scores
 from skillopt_core.errors import UsageError
 from skillopt_core.prompts import load_prompt
 from skillopt_core.records import Item, Rollout, Score
 
-
-class SplitFormatError(UsageError):
-    """An items file is missing or malformed; the message names the file and the fix."""
-
-
-def load_items(path: Path) -> list[Item]:
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise SplitFormatError(
-            f"{path} does not exist; a split dir needs train/, val/ and test/items.json"
-        ) from None
-    except json.JSONDecodeError as exc:
-        raise SplitFormatError(f"{path} is not valid JSON: {exc}") from None
-    if not isinstance(raw, list):
-        raise SplitFormatError(f"{path} must hold a JSON array of items")
-    items: list[Item] = []
-    for position, entry in enumerate(raw):
-        if not isinstance(entry, dict) or "id" not in entry or "question" not in entry:
-            raise SplitFormatError(f"{path}: item #{position} needs at least 'id' and 'question'")
-        answers = entry.get("answers", [])
-        if isinstance(answers, str):
-            answers = [answers]
-        items.append(Item(id=str(entry["id"]), fields={**entry, "answers": list(answers)}))
-    return items
+__all__ = ["QAEnvironment", "SplitFormatError", "load_items"]
 
 
 class QAEnvironment:
@@ -100,5 +77,5 @@ class QAEnvironment:
 @ENVIRONMENTS.register("qa")
 def _create(options: Mapping[str, Any]) -> QAEnvironment:
     if "split_dir" not in options:
-        raise ValueError("the qa environment needs a split dir (--split-dir)")
+        raise UsageError("the qa environment needs a split dir (--split-dir)")
     return QAEnvironment(options["split_dir"])

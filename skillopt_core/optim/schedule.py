@@ -10,6 +10,8 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
+from skillopt_core.errors import UsageError
+
 ScheduleKind = Literal["constant", "linear", "cosine"]
 KINDS: tuple[ScheduleKind, ...] = ("constant", "linear", "cosine")
 
@@ -24,9 +26,9 @@ class LRSchedule:
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
-            raise ValueError(f"unknown schedule {self.kind!r}; use one of {', '.join(KINDS)}")
+            raise UsageError(f"unknown schedule {self.kind!r}; use one of {', '.join(KINDS)}")
         if not 0 <= self.min_edits <= self.max_edits:
-            raise ValueError(
+            raise UsageError(
                 f"need 0 <= min_edits <= max_edits, got min={self.min_edits} max={self.max_edits}"
             )
 

@@ -18,9 +18,11 @@ from skillopt_core.backends._protocol import BudgetExceeded
 from skillopt_core.backends.runtime import Roles
 from skillopt_core.config import ConfigError, TrainConfig
 from skillopt_core.envs.base import Environment
+from skillopt_core.errors import SkillOptError, StorageError
 from skillopt_core.optim.aggregate import aggregate
 from skillopt_core.optim.buffer import RejectedBuffer
 from skillopt_core.optim.evaluate import Evaluator
+from skillopt_core.optim.evidence import unusable
 from skillopt_core.optim.gate import decide
 from skillopt_core.optim.reflect import make_minibatches, reflect_all
 from skillopt_core.optim.select import select_edits
@@ -30,6 +32,8 @@ from skillopt_core.rundir import RunDir, atomic_write_json, atomic_write_text, r
 from skillopt_core.skill import apply_edits
 
 STATE_VERSION = 1
+
+_RESTART = "the run's resume files are damaged: choose a new --out-root (or delete this one)"
 
 
 @dataclass
@@ -52,9 +56,14 @@ class LoopState:
 class TrainResult:
     best_skill: str
     history: list[dict[str, Any]]
-    stopped_reason: str  # "" when all epochs ran, "budget" when a hard limit ended the run
+    # "" when all epochs ran; "budget: ..." when a hard limit ended the run; "no usable edits: ..."
+    # when the optimizer never returned anything usable (the run stops after that step).
+    stopped_reason: str
     accepted: list[dict[str, Any]]
     rejected: list[dict[str, Any]]
+    # Why the run stopped, as the error a front end raises (BudgetExceeded: exit 4,
+    # NoEvidenceError: exit 7); None when all epochs ran.
+    stop_error: SkillOptError | None = field(default=None, compare=False)
 
 
 StepCallback = Callable[[dict[str, Any]], None]
@@ -69,14 +78,27 @@ class Trainer:
         run_dir: RunDir,
         seed_skill: str,
         on_step: StepCallback | None = None,
+        *,
+        data_identity: str = "",
     ) -> None:
+        """``data_identity`` (e.g. :func:`~skillopt_core.envs.base.items_digest`) is recorded in
+        the run config; resuming with different items is refused, since cached evaluations and the
+        history would belong to other data."""
         self.config = config
         self.env = env
         self.roles = roles
         self.run = run_dir
         self.seed_skill = seed_skill
+        self.data_identity = data_identity
         self.on_step = on_step or (lambda record: None)
-        self._cache: dict[str, dict[str, Any]] = read_json(run_dir.eval_cache, {}) or {}
+        self._cache: dict[str, dict[str, Any]] = (
+            read_json(
+                run_dir.eval_cache,
+                {},
+                hint=f"delete {run_dir.eval_cache} (it only caches evaluations; they are redone)",
+            )
+            or {}
+        )
         self.evaluator = Evaluator(
             env,
             roles.target,
@@ -85,23 +107,18 @@ class Trainer:
             cache=self._cache,
             on_change=lambda: atomic_write_json(run_dir.eval_cache, self._cache),
         )
-        self.history: list[dict[str, Any]] = read_json(run_dir.history, []) or []
+        self.history: list[dict[str, Any]] = read_json(run_dir.history, [], hint=_RESTART) or []
         self.state = self._load_state()
         self.rejected = RejectedBuffer.from_json(self.state.rejected)
 
     def _load_state(self) -> LoopState:
-        saved_config = read_json(self.run.config)
+        saved_config = read_json(self.run.config, hint=_RESTART)
         identity = {"version": STATE_VERSION, **self.config.training_identity()}
+        if self.data_identity:
+            identity["data"] = self.data_identity
         if saved_config is not None:
-            saved_identity = {
-                k: v for k, v in saved_config.items() if k not in ("workers", "backends")
-            }
-            if saved_identity != identity:
-                raise ConfigError(
-                    f"{self.run.root} holds a run with different settings; "
-                    "re-run with the same config to resume, or choose a new --out-root"
-                )
-        raw = read_json(self.run.state)
+            self._check_resume(saved_config, identity)
+        raw = read_json(self.run.state, hint=_RESTART)
         if raw is None:
             atomic_write_json(self.run.config, {**identity, "workers": self.config.workers})
             state = LoopState(
@@ -111,7 +128,30 @@ class Trainer:
             )
             atomic_write_text(self.run.skill_version(0), self.seed_skill)
             return state
-        return LoopState(**raw)
+        try:
+            return LoopState(**raw)
+        except TypeError:
+            raise StorageError(
+                f"{self.run.state} is damaged: it does not hold a resume state", hint=_RESTART
+            ) from None
+
+    def _check_resume(self, saved_config: Any, identity: dict[str, Any]) -> None:
+        if not isinstance(saved_config, dict):
+            raise StorageError(f"{self.run.config} is damaged", hint=_RESTART)
+        saved = {k: v for k, v in saved_config.items() if k not in ("workers", "backends")}
+        saved_data = saved.pop("data", None)
+        settings = {k: v for k, v in identity.items() if k != "data"}
+        if saved != settings:
+            raise ConfigError(
+                f"{self.run.root} holds a run with different settings; "
+                "re-run with the same config to resume, or choose a new --out-root"
+            )
+        if saved_data is not None and "data" in identity and saved_data != identity["data"]:
+            raise ConfigError(
+                f"{self.run.root} holds a run trained on different items (another --split-dir, "
+                "or its items.json files changed)",
+                hint="resume with the original split dir, or choose a new --out-root",
+            )
 
     def _save(self) -> None:
         self.state.rejected = self.rejected.to_json()
@@ -136,22 +176,14 @@ class Trainer:
 
     def fit(self) -> TrainResult:
         self.state.stopped_reason = ""  # a resumed run gets a fresh chance (e.g. a raised budget)
+        stop: SkillOptError | None = None
         try:
-            while self.state.next_step < self.total_steps:
-                step = self.state.next_step
-                epoch = step // self.steps_per_epoch
-                if epoch > self.state.epochs_closed:
-                    self._close_epoch(self.state.epochs_closed)
-                    continue
-                record = self._step(step, epoch)
-                self.history.append(record)
-                self.state.next_step = step + 1
-                self._save()
-                self.on_step(record)
-            if self.state.epochs_closed < self.config.epochs:
-                self._close_epoch(self.config.epochs - 1)
+            stop = self._loop()
         except BudgetExceeded as exc:
-            self.state.stopped_reason = f"budget: {exc}"
+            stop = exc
+        if stop is not None:
+            prefix = "budget: " if isinstance(stop, BudgetExceeded) else ""
+            self.state.stopped_reason = f"{prefix}{stop.message}"
             self._save()
         return TrainResult(
             self.state.best_skill,
@@ -159,7 +191,29 @@ class Trainer:
             self.state.stopped_reason,
             self.state.accepted,
             self.rejected.to_json(),
+            stop,
         )
+
+    def _loop(self) -> SkillOptError | None:
+        """Run the remaining steps and epoch closes; the error to stop with, if any."""
+        optimizer = f"the optimizer {self.roles.optimizer.name}:{self.roles.optimizer.model}"
+        while self.state.next_step < self.total_steps:
+            step = self.state.next_step
+            epoch = step // self.steps_per_epoch
+            if epoch > self.state.epochs_closed:
+                self._close_epoch(self.state.epochs_closed)
+                continue
+            record = self._step(step, epoch)
+            self.history.append(record)
+            self.state.next_step = step + 1
+            self._save()
+            self.on_step(record)
+            nothing = unusable(self.history, optimizer)
+            if nothing is not None:
+                return nothing
+        if self.state.epochs_closed < self.config.epochs:
+            self._close_epoch(self.config.epochs - 1)
+        return unusable(self.history, optimizer)
 
     def _gate(self, candidate: str) -> tuple[Decision, float]:
         current = self.evaluator.evaluate(self.state.current_skill, "val")
@@ -233,6 +287,7 @@ class Trainer:
             "failures": sum(1 for s in scored if s.score.hard < 1.0),
             "proposed": len(proposed),
             "selected": len(selected),
+            "minibatches": len(outcomes),
             "dropped_minibatches": [o.dropped_reason for o in outcomes if o.dropped_reason],
             "accepted": False,
         }

@@ -89,7 +89,7 @@ def test_usage_errors_have_exit_code_2(tmp_path: Path) -> None:
         ],
     )
     assert bad_config.exit_code == 2
-    assert "unknown [train] keys: epochz" in bad_config.output
+    assert "unknown key 'epochz' in [train] (did you mean 'epochs'?)" in bad_config.output
 
 
 def test_toml_config_is_honoured(tmp_path: Path) -> None:

@@ -144,7 +144,7 @@ def test_parallel_map_lets_every_handoff_prompt_be_written() -> None:
 def test_config_validation_messages() -> None:
     with pytest.raises(ConfigError, match="min_edits <= max_edits"):
         config_from_mapping({"lr": {"min": 5, "max": 2}})
-    with pytest.raises(ConfigError, match="gate metric"):
+    with pytest.raises(ConfigError, match=r"\[gate\] metric must be one of"):
         config_from_mapping({"gate": {"metric": "vibes"}})
     with pytest.raises(ConfigError, match="must be a table"):
         config_from_mapping({"gate": 3})

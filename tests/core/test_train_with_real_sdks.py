@@ -101,5 +101,5 @@ def test_dead_backend_fails_loudly_before_any_work(tmp_path: Path, monkeypatch) 
         ["train", "--split-dir", str(split), "--out-root", str(out), "--backend", "openai:gpt-x"],
     )
     assert result.exit_code == 1
-    assert "backend not usable" in result.output
+    assert "health check failed" in result.output
     assert not (out / "history.json").exists()

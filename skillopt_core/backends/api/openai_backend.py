@@ -28,6 +28,7 @@ from skillopt_core.backends.api import settings as cfg
 from skillopt_core.backends.api._lazy import LazyClient
 from skillopt_core.backends.api.errors import Endpoint, translate, unavailable
 from skillopt_core.backends.retry import TransientError
+from skillopt_core.errors import UsageError
 
 Api = Literal["chat", "responses"]
 
@@ -56,7 +57,7 @@ class OpenAISettings:
         official = base_url is None or "api.openai.com" in base_url
         api_choice = str(options.get("api") or "auto").lower()
         if api_choice not in ("auto", "chat", "responses"):
-            raise ValueError("option api must be chat, responses or auto")
+            raise UsageError("option api must be chat, responses or auto")
         api: Api = "chat"
         if api_choice == "responses" or (
             api_choice == "auto" and cfg.matches(model, cfg.RESPONSES_ONLY)

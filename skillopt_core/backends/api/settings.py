@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from skillopt_core.backends._protocol import BackendUnavailable, CompletionRequest
+from skillopt_core.errors import UsageError
 
 DEFAULT_TIMEOUT_S = 120.0
 OPENAI_DEFAULT_BASE = "https://api.openai.com/v1"
@@ -42,7 +43,7 @@ def flag(options: Mapping[str, Any], key: str, default: bool = False) -> bool:
         return True
     if text in ("0", "false", "no", "off"):
         return False
-    raise ValueError(f"option {key}={value!r} must be true or false")
+    raise UsageError(f"option {key}={value!r} must be true or false")
 
 
 def text_option(options: Mapping[str, Any], key: str, env: str | None = None) -> str | None:
@@ -59,9 +60,9 @@ def timeout_option(options: Mapping[str, Any]) -> float:
     try:
         timeout = DEFAULT_TIMEOUT_S if value in (None, "") else float(value)
     except (TypeError, ValueError):
-        raise ValueError(f"option timeout={value!r} must be a number of seconds") from None
+        raise UsageError(f"option timeout={value!r} must be a number of seconds") from None
     if timeout <= 0:
-        raise ValueError("option timeout must be positive")
+        raise UsageError("option timeout must be positive")
     return timeout
 
 
@@ -73,7 +74,7 @@ def matches(model: str, patterns: tuple[str, ...]) -> bool:
 def structured_mode(options: Mapping[str, Any], default: Structured) -> Structured:
     value = str(options.get("structured") or default).lower()
     if value not in ("native", "instruct"):
-        raise ValueError("option structured must be 'native' or 'instruct'")
+        raise UsageError("option structured must be 'native' or 'instruct'")
     return "native" if value == "native" else "instruct"
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from skillopt_core.backends._protocol import BackendError, BackendUnavailable
 from skillopt_core.backends.retry import TransientError
+from skillopt_core.errors import UsageError
 
 DEFAULT_TIMEOUT_S = 600.0
 _EXCERPT_CHARS = 600
@@ -73,7 +74,7 @@ def flag(value: object, *, default: bool) -> bool:
             return True
         if lowered in ("0", "false", "no", "off"):
             return False
-        raise ValueError(f"expected a boolean (true/false), got {value!r}")
+        raise UsageError(f"expected a boolean (true/false), got {value!r}")
     return bool(value)
 
 

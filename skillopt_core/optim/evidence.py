@@ -1,0 +1,50 @@
+"""Did the optimizer give us anything to work with? Read from the training history.
+
+A run whose every reflection was dropped (the optimizer never answered with usable JSON edits)
+must not end as "accepted edits (0)": it stops with :class:`~skillopt_core.errors.NoEvidenceError`.
+A run where only some reflections were dropped carries on, with a warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from skillopt_core.errors import NoEvidenceError
+
+History = Sequence[Mapping[str, Any]]
+
+NO_EVIDENCE_HINT = (
+    "check the optimizer backend and model: it must answer the reflection prompt with the JSON "
+    "edits it asks for (see steps/*/patches.json for what came back)"
+)
+
+
+def _reflections(history: History) -> tuple[int, list[str]]:
+    """(reflections made, reasons of those dropped) over every step of ``history``."""
+    steps = [h for h in history if "dropped_minibatches" in h]
+    dropped = [str(d) for h in steps for d in h["dropped_minibatches"]]
+    made = sum(int(h.get("minibatches", len(h["dropped_minibatches"]))) for h in steps)
+    return made, dropped
+
+
+def unusable(history: History, optimizer: str = "the optimizer") -> NoEvidenceError | None:
+    """The error to stop with when no reflection of the run came back usable, else None."""
+    if any(h.get("proposed") for h in history):
+        return None
+    made, dropped = _reflections(history)
+    if not dropped or len(dropped) < made:
+        return None
+    return NoEvidenceError(
+        f"no usable edits: {optimizer} never returned usable edits "
+        f"(all {len(dropped)} reflections dropped; first: {dropped[0]})",
+        hint=NO_EVIDENCE_HINT,
+    )
+
+
+def dropped_warning(history: History) -> str:
+    """A one-line warning when some reflections were dropped, else an empty string."""
+    made, dropped = _reflections(history)
+    if not dropped:
+        return ""
+    return f"{len(dropped)} of {made} reflections were dropped (first: {dropped[0]})"
