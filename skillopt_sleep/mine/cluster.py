@@ -14,18 +14,17 @@ different tasks ("fix the login test" ~ "fix the signup test" ~ "write the signu
 benchmark compared this with HDBSCAN (``min_cluster_size=2``): HDBSCAN labels many genuine pairs
 as noise, which costs exactly the small recurring families the miner exists to find.
 
-Inside a component the linkage runs on *locally scaled* distances (self-tuning, after Zelnik-Manor
-and Perona): ``d_ij = (1 - s_ij) / sqrt(r_i r_j)`` with ``r_i`` the distance to row i's ``scale_k``-th
-nearest neighbour, cut at 1 ("no farther apart, on average, than each side's own k-th neighbour").
-Paraphrases of one task sit in neighbourhoods of very different density (terse commands vs long
-bug reports), so one global similarity cut either splits loose families or merges dense ones.
-``r_i`` is capped at ``1 - threshold``: a scaled distance is then never below the raw one divided by
-``1 - threshold``, so every merge still has average similarity >= ``threshold`` and the scaled
-linkage only ever refines plain average linkage at ``threshold`` (sparse TF-IDF neighbourhoods,
-where ``r`` nears 1, cannot collapse). ``scale_k`` = 10 and the per-embedder thresholds were chosen
-on half of the labelled families and checked on the other half (``benchmarks/bench_mine.py``).
-The cut is sensitive to ``scale_k`` (MiniLM ARI on the labelled set: 0.81 at 10, 0.78 at 9 or 11),
-which sits just above the set's family sizes (5-9 paraphrases); it is a ``MineConfig`` setting.
+Inside a component the linkage can run on *locally scaled* distances (self-tuning, after
+Zelnik-Manor and Perona): ``d_ij = (1 - s_ij) / sqrt(r_i r_j)`` with ``r_i`` the distance to row i's
+``scale_k``-th nearest neighbour, capped at ``1 - threshold``, cut at 1. It is off by default
+(``scale_k = 0``: every ``r_i = 1 - threshold``, i.e. plain average linkage at ``threshold``): a
+neighbour rank encodes the family sizes of the data it was tuned on, and on a first week of 30
+requests the ``k``-th neighbour is another task altogether. An absolute threshold on a similarity
+that depends on the two texts alone behaves the same for 30 requests and for 20,000.
+
+Similarities are rounded to ``DECIMALS`` before linkage, so a merge decision does not flip with the
+last bits of a BLAS kernel (``OPENBLAS_CORETYPE``, thread count); rows are clustered in the order
+given, so callers that want order-independence pass a canonical order (``families.py`` does).
 
 Similarities too costly to compute for every pair (MiniLM's token alignment) come with a
 ``shortlist``: each row's nearest neighbours are then scored exactly among a few candidates found
@@ -43,7 +42,8 @@ Similarity = Callable[[Any, Any], np.ndarray]
 Shortlist = Callable[[Any, int], np.ndarray]  # (vectors, m) -> n x m candidate neighbour rows
 BLOCK = 1024
 KNN = 30
-SCALE_K = 10
+SCALE_K = 0
+DECIMALS = 3
 MAX_COMPONENT = 2500
 EDGE_STEP = 0.05
 SHORTLIST_FACTOR = 3
@@ -99,7 +99,7 @@ def neighbour_graph(
         return coo_matrix((n, n), dtype=np.float32).tocsr(), kth
     s = min(scale_k, k) - 1
     kth[:] = -np.partition(-top_sims, s, axis=1)[:, s]
-    keep = top_sims >= threshold
+    keep = np.round(top_sims, DECIMALS) >= round(threshold, DECIMALS)
     rows = np.repeat(np.arange(n), k).reshape(n, k)
     graph = coo_matrix(
         (top_sims[keep], (rows[keep], top[keep])), shape=(n, n), dtype=np.float32
@@ -112,7 +112,8 @@ def _scaled_average_linkage(sims: np.ndarray, radii: np.ndarray) -> np.ndarray:
     from scipy.cluster.hierarchy import fcluster, linkage
     from scipy.spatial.distance import squareform
 
-    distances = np.clip(1.0 - sims.astype(np.float64), 0.0, 2.0) / np.sqrt(np.outer(radii, radii))
+    sims = np.round(sims.astype(np.float64), DECIMALS)
+    distances = np.clip(1.0 - sims, 0.0, 2.0) / np.sqrt(np.outer(radii, radii))
     np.fill_diagonal(distances, 0.0)
     distances = (distances + distances.T) / 2.0
     tree = linkage(squareform(distances, checks=False), method="average")
@@ -138,8 +139,10 @@ def cluster_vectors(
     if n == 0:
         return np.zeros(0, dtype=np.int64)
     labels = np.full(n, -1, dtype=np.int64)
-    graph, kth = neighbour_graph(vectors, similarity, threshold, knn, scale_k, shortlist)
+    graph, kth = neighbour_graph(vectors, similarity, threshold, knn, max(scale_k, 1), shortlist)
     radii = np.clip(1.0 - kth, 1e-3, 1.0 - threshold)
+    if scale_k <= 0:
+        radii[:] = 1.0 - threshold
     _cluster_into(
         labels, np.arange(n), graph, vectors, similarity, radii, threshold, threshold, max_component
     )

@@ -17,8 +17,8 @@ class MineConfig:
     threshold: float | None = (
         None  # similarity to join a family; None = the embedder's tuned default
     )
-    scale_k: int = 10  # neighbour whose distance sets each request's local scale (see cluster.py)
-    min_family_size: int = 2  # occurrences a request needs before it is replayed
+    scale_k: int = 0  # local scaling by the k-th neighbour; 0 = off, the default (see cluster.py)
+    min_family_size: int = 2  # occasions a family needs before it is replayed (see occasions.py)
     include_one_offs: bool = False
     splits: SplitPolicy = field(default_factory=SplitPolicy)
     recall_k: int = 3

@@ -25,12 +25,14 @@ _CONTINUE = re.compile(
 _CORRECTION_START = re.compile(
     r"^\W*(no\b|nope|wrong|not quite|not right|incorrect|that'?s (wrong|not|incorrect)|"
     r"(it|this|the \w+) (still|is still|keeps)|still\b|you (forgot|missed|broke|didn'?t)|"
-    r"that (didn'?t|doesn'?t|broke)|try again|revert|undo)",
+    r"that (didn'?t|doesn'?t|broke)|try again|revert|undo|again\b|once more|as i (said|asked)|"
+    r"i (said|told you|asked for)|like i said|same (error|problem|issue|thing))",
     re.IGNORECASE,
 )
 _CORRECTION_ANY = re.compile(
     r"\b(still (fails?|failing|broken|wrong|errors?)|doesn'?t work|didn'?t work|not what i (asked|wanted)|"
-    r"wrong (format|file|answer|id|output)|you broke|that'?s wrong)\b",
+    r"wrong (format|file|answer|id|output)|you broke|that'?s wrong|(please|pls) again|"
+    r"again,? (please|pls)|same (error|problem|issue) again)\b|\bagain\W*$",
     re.IGNORECASE,
 )
 MAX_FEEDBACK_WORDS = 40

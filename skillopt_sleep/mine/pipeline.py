@@ -1,5 +1,10 @@
 """One night of mining: candidates -> archive -> embeddings -> families -> judges -> splits -> tasks.
 
+Requests are compared by their masked text (``families.compared_text``) and clustered with the
+same ``label_families`` step that ``cluster_requests`` uses, so what the benchmark measures is
+what a night does. A family is replayed when it came up on at least ``min_family_size``
+occasions (``occasions``): copies of one request sent to several harnesses at once count once.
+
 Clustering runs over the whole archive (tonight's requests and every earlier night's), so a family
 recurs across days; family ids are stable because a cluster keeps the id its archived members
 already had.
@@ -19,10 +24,11 @@ import numpy as np
 from skillopt_core.redaction import redact
 from skillopt_sleep.mine.archive import Archive, text_hash
 from skillopt_sleep.mine.candidates import Candidate, extract_candidates
-from skillopt_sleep.mine.cluster import cluster_vectors
 from skillopt_sleep.mine.config import FamilySummary, MineConfig, MineResult
 from skillopt_sleep.mine.dream import dream
 from skillopt_sleep.mine.embed import CachedEmbedder, Embedder, create_embedder
+from skillopt_sleep.mine.families import MASK_VERSION, compared_text, label_families
+from skillopt_sleep.mine.occasions import count_occasions
 from skillopt_sleep.mine.recall import RecallItem, recall_k
 from skillopt_sleep.mine.splits import Member, assign_splits
 from skillopt_sleep.mine.synth import JudgeSpec, synthesize
@@ -34,10 +40,14 @@ MAX_EVIDENCE = 8
 def embed_with_cache(
     embedder: Embedder, hashes: Sequence[str], texts: Sequence[str], archive: Archive
 ) -> tuple[Any, int]:
-    """Vectors for ``texts`` and how many were computed (the rest came from the archive cache)."""
+    """Vectors for ``texts`` and how many were computed (the rest came from the archive cache).
+
+    ``hashes`` name the archived requests; ``texts`` are what is embedded for them (their
+    compared text), so the cache key carries the masking version too."""
     if not isinstance(embedder, CachedEmbedder):
         return embedder.embed(texts), len(texts)
-    cached = archive.embeddings(hashes, embedder.cache_key)
+    key = f"{embedder.cache_key}|{MASK_VERSION}"
+    cached = archive.embeddings(hashes, key)
     missing = [i for i, h in enumerate(hashes) if h not in cached]
     if missing:
         fresh = dict(
@@ -47,15 +57,15 @@ def embed_with_cache(
                 strict=True,
             )
         )
-        archive.put_embeddings(embedder.cache_key, fresh)
+        archive.put_embeddings(key, fresh)
         cached.update(fresh)
     try:
         return embedder.assemble([cached[h] for h in hashes]), len(missing)
     except ValueError:
         # a damaged cache entry (disk error, interrupted write): the cache is only a cache
-        archive.drop_embeddings(embedder.cache_key)
+        archive.drop_embeddings(key)
         blobs = embedder.encode(texts)
-        archive.put_embeddings(embedder.cache_key, dict(zip(hashes, blobs, strict=True)))
+        archive.put_embeddings(key, dict(zip(hashes, blobs, strict=True)))
         return embedder.assemble(blobs), len(texts)
 
 
@@ -118,22 +128,13 @@ def mine(
     rows = archive.requests()
     hashes = [r[0] for r in rows]
     texts = [r[1] for r in rows]
+    compared = [compared_text(t) for t in texts]
     embedder = create_embedder(config.embedder, model=config.model)
     t0 = time.perf_counter()
-    vectors, embedded = embed_with_cache(embedder, hashes, texts, archive)
+    vectors, embedded = embed_with_cache(embedder, hashes, compared, archive)
     embed_s = time.perf_counter() - t0
     threshold = config.threshold if config.threshold is not None else embedder.default_threshold
-    labels = (
-        cluster_vectors(
-            vectors,
-            embedder.similarity,
-            threshold,
-            scale_k=config.scale_k,
-            shortlist=embedder.shortlist,
-        )
-        if hashes
-        else np.zeros(0, dtype=np.int64)
-    )
+    labels = label_families(vectors, compared, embedder, threshold, scale_k=config.scale_k)
     family_of = _family_ids(labels, hashes, [r[2] for r in rows])
     archive.set_families(dict(zip(hashes, family_of, strict=True)))
 
@@ -142,7 +143,10 @@ def mine(
     for i, family in enumerate(family_of):
         by_family.setdefault(family, []).append(i)
     size = {
-        f: sum(len(occurrences.get(hashes[i], ())) for i in idx) for f, idx in by_family.items()
+        f: count_occasions(
+            (hashes[i], m.timestamp) for i in idx for m in occurrences.get(hashes[i], ())
+        )
+        for f, idx in by_family.items()
     }
     keep_min = 1 if config.include_one_offs else config.min_family_size
     replayable = sorted(f for f in by_family if size[f] >= keep_min)

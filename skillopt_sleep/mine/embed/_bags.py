@@ -157,6 +157,12 @@ def bag_similarity(a: TokenBags, b: TokenBags, block_entries: int = BLOCK_ENTRIE
     return out
 
 
+def blended_similarity(a: TokenBags, b: TokenBags) -> np.ndarray:
+    """The mean of soft-alignment F1 and pooled-vector cosine (clipped to [0, 1])."""
+    pooled = np.clip(a.pooled @ b.pooled.T, 0.0, 1.0)
+    return np.asarray((bag_similarity(a, b) + pooled) / 2.0, dtype=np.float32)
+
+
 def pooled_shortlist(bags: TokenBags, k: int, block: int = 1024) -> np.ndarray:
     """For each bag, the ``k`` other bags with the most similar pooled vectors (``n x k``).
 

@@ -1,0 +1,77 @@
+"""Requests -> family labels, with exactly the defaults a night uses.
+
+``cluster_requests(texts)`` is the one public entry for evaluating the miner on labelled data: it
+masks the texts (``masking``), embeds them with the chosen embedder, and clusters them at that
+embedder's default threshold, the same steps ``mine`` takes over the archive (which only adds the
+embedding cache). A request that joins no other stays a family of one: it is a one-off, never
+replayed on its own.
+
+The result does not depend on the order of ``texts``: rows are clustered in a canonical order (by
+the hash of the compared text) and the labels are numbered by first appearance in the caller's
+order. Identical compared texts always share a family.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from skillopt_sleep.mine.cluster import cluster_vectors
+from skillopt_sleep.mine.embed import Embedder, create_embedder
+from skillopt_sleep.mine.masking import mask
+
+MASK_VERSION = "mask-v1"  # part of every embedding cache key: the compared text changed
+
+
+def compared_text(text: str) -> str:
+    """What is embedded for ``text``: the masked text, or the text itself if masking empties it."""
+    return mask(text) or text
+
+
+def canonical_order(texts: Sequence[str]) -> np.ndarray:
+    """A permutation of ``texts`` that depends on their content only (sha256, then the text)."""
+    keys = [(hashlib.sha256(t.encode()).hexdigest(), t) for t in texts]
+    return np.array(sorted(range(len(texts)), key=keys.__getitem__), dtype=np.int64)
+
+
+def label_families(
+    vectors: Any,
+    compared: Sequence[str],
+    embedder: Embedder,
+    threshold: float | None = None,
+    *,
+    scale_k: int = 0,
+) -> np.ndarray:
+    """A family label per row of ``vectors`` (the embeddings of ``compared``), 0..k-1 in row order."""
+    n = len(compared)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    cut = embedder.default_threshold if threshold is None else threshold
+    order = canonical_order(compared)
+    found = cluster_vectors(
+        vectors[order], embedder.similarity, cut, scale_k=scale_k, shortlist=embedder.shortlist
+    )
+    labels = np.empty(n, dtype=np.int64)
+    labels[order] = found
+    _, first = np.unique(labels, return_index=True)
+    rank = {int(labels[i]): r for r, i in enumerate(sorted(first))}
+    return np.array([rank[int(label)] for label in labels], dtype=np.int64)
+
+
+def cluster_requests(
+    texts: Sequence[str],
+    embedder: str | Embedder = "auto",
+    *,
+    model: str = "",
+    threshold: float | None = None,
+) -> list[int]:
+    """A family label per request text, as a night would cluster them (see the module doc)."""
+    chosen = create_embedder(embedder, model=model) if isinstance(embedder, str) else embedder
+    compared = [compared_text(t) for t in texts]
+    if not compared:
+        return []
+    vectors = chosen.embed(compared)
+    return [int(x) for x in label_families(vectors, compared, chosen, threshold)]

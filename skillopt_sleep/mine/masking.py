@@ -1,0 +1,39 @@
+"""Masked spans never make two requests similar.
+
+Before a request is embedded, the spans that vary between occurrences of one task, or that two
+unrelated tasks share by accident, are removed: redaction placeholders (``[REDACTED:github-token]``
+appears in any request that pasted a token), URLs, e-mail addresses, UUIDs and hashes, version
+numbers and other numbers, and the directory part of paths (``/home/ana/projects/churn/x.ipynb``
+keeps only ``x``: the file a request is about names its object; the folders it sits in do not).
+
+Only the text that is *compared* is masked; the request a replay sends is never changed.
+"""
+
+from __future__ import annotations
+
+import re
+
+# a path (rooted, or with two slashes, or ending in a file extension; not "and/or" or "A/B"):
+# keep the last component's stem ("src/components/Navbar.tsx" -> "Navbar")
+_PATH = re.compile(
+    r"(?<![\w/])(?:(?:~|\.{1,2})?/(?:[\w.@-]+/)*|[\w.@-]+/(?:[\w.@-]+/)+|(?:[\w.@-]+/)+(?=[\w-]+\.[A-Za-z]\w{0,5}\b))"
+    r"([\w-]+)(?:\.[A-Za-z]\w{0,5})*(?![\w/])"
+)
+_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\[REDACTED:[^\]]*\]"), " "),
+    (re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE), " "),
+    (re.compile(r"\b[\w.+-]+@[\w-]+(\.[\w-]+)+\b"), " "),
+    (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I), " "),
+    (re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b", re.IGNORECASE), " "),
+    (_PATH, r" \1 "),
+    (re.compile(r"\bv?\d+(?:[.,:]\d+)+\w*"), " "),
+    (re.compile(r"\d+"), " "),
+)
+_SPACE = re.compile(r"[ \t]+")
+
+
+def mask(text: str) -> str:
+    """``text`` with placeholders, URLs, ids, hashes, numbers and path directories removed."""
+    for pattern, replacement in _RULES:
+        text = pattern.sub(replacement, text)
+    return _SPACE.sub(" ", text).strip()
