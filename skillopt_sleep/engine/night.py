@@ -22,7 +22,7 @@ from skillopt_sleep.engine import reporting
 from skillopt_sleep.engine.config import SleepConfig, load_config
 from skillopt_sleep.engine.consolidate import Carry, Consolidation, consolidate
 from skillopt_sleep.engine.records import NightReport
-from skillopt_sleep.engine.select import Selection, select_tasks
+from skillopt_sleep.engine.select import Selection, fit_to_budget, select_tasks
 from skillopt_sleep.engine.state import ProjectState, append_line, read_json, write_json
 from skillopt_sleep.records import Task
 
@@ -202,6 +202,9 @@ class _Night:
             max_tasks=config.night.max_tasks,
             has_judge=bool(config.backends.judge),
             min_val_tasks=config.night.min_val_tasks,
+        )
+        selection = fit_to_budget(
+            selection, config.night.samples, config.train.minibatch_size, config.budget.max_calls
         )
         if selection.empty:
             report = reporting.quiet_night(

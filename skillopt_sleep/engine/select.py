@@ -8,9 +8,10 @@ the training tasks and says so (the report shows it).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
+from skillopt_core.errors import UsageError
 from skillopt_sleep.mine import FamilySummary, MineResult
 from skillopt_sleep.records import Task
 from skillopt_sleep.replay import judgeable
@@ -78,3 +79,41 @@ def select_tasks(
         gate_split = "train"
         val = list(train)
     return Selection(tuple(train), tuple(val), tuple(test), tuple(chosen), gate_split, unjudgeable)
+
+
+def estimated_calls(selection: Selection, samples: int, minibatch: int) -> int:
+    """An upper bound on tonight's model calls for ``selection`` (one step, one slow update)."""
+    train, val, test = len(selection.train), len(selection.val), len(selection.test)
+    reflect = 2 * -(-train // max(1, minibatch))
+    return samples * (3 * train + 3 * val + 2 * test) + reflect + 3
+
+
+def fit_to_budget(selection: Selection, samples: int, minibatch: int, max_calls: int) -> Selection:
+    """Drop the lowest-priority tasks until the night's estimate fits ``max_calls`` (0 = no limit).
+
+    Raises ``UsageError`` when even one task would not fit, rather than start a night that the
+    budget is certain to stop half way.
+    """
+    if max_calls <= 0 or estimated_calls(selection, samples, minibatch) <= max_calls:
+        return selection
+    train, val, test = list(selection.train), list(selection.val), list(selection.test)
+    while len(train) > 1:
+        train.pop()
+        if selection.gate_split == "train":
+            val = list(train)
+        trimmed = replace(
+            selection,
+            train=tuple(train),
+            val=tuple(val[: max(1, len(train))]),
+            test=tuple(test[: len(train)]),
+        )
+        if estimated_calls(trimmed, samples, minibatch) <= max_calls:
+            return trimmed
+    smallest = replace(selection, train=tuple(train), val=tuple(val[:1]), test=())
+    need = estimated_calls(smallest, samples, minibatch)
+    if need <= max_calls:
+        return smallest
+    raise UsageError(
+        f"budget.max_calls={max_calls} cannot cover even one task tonight (needs about {need})",
+        hint=f"raise budget.max_calls to at least {need}, or lower night.samples",
+    )

@@ -125,3 +125,10 @@ def test_state_is_private(world: World) -> None:
     assert root.stat().st_mode & 0o077 == 0
     for path in (root / "optimizer.json", root / "history.jsonl", root / "project.json"):
         assert path.stat().st_mode & 0o077 == 0, path
+
+
+def test_tonight_is_sized_to_the_call_budget(world: World) -> None:
+    report = _night(world, world.webapp, **{"budget.max_calls": 25, "night.samples": 2})
+    assert 0 < report.usage.calls <= 25
+    with pytest.raises(UsageError, match=r"budget\.max_calls=3"):
+        _night(world, world.reading, **{"budget.max_calls": 3})
