@@ -229,9 +229,9 @@ def _edit(edit: EditView) -> str:
     delta_css = "good" if edit.delta > 0 else "bad" if edit.delta < 0 else "muted"
     css = "accepted" if edit.accepted else ("harmful" if edit.harmful else "rejected")
     return (
-        f'<article class="card edit {css}"><p class="facts">{status} '
-        f'<code>{_e(edit.op)}</code> in <b title="{_e(edit.skill)}">'
-        f"{_e(t.skill_label(edit.skill))}</b> · step {edit.step} · "
+        f'<article class="card edit {css}"><p class="facts"><span>{status}</span>'
+        f'<span><code>{_e(edit.op)}</code> in <b title="{_e(edit.skill)}">'
+        f"{_e(t.skill_label(edit.skill))}</b></span><span>step {edit.step}</span>"
         f'<span class="{delta_css}">{_e(t.pts(edit.delta))}</span></p>{anchor}{content}{why}'
         "</article>"
     )

@@ -6,6 +6,7 @@ Built from the engine's own records so a field renamed there breaks these tests 
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from skillopt_sleep.engine.records import (
@@ -173,11 +174,12 @@ def staged_night(
             harmful=True,
         ),
     )
+    tonight = datetime(2026, 11, 23, 3, 17, tzinfo=timezone.utc)
     history = tuple(
         {
-            "night_id": f"202611{10 + i:02d}-031700",
-            "held_out_before": 0.4 + 0.03 * i,
-            "held_out_after": 0.45 + 0.03 * i,
+            "night_id": (tonight - timedelta(days=history_nights - i)).strftime("%Y%m%d-%H%M%S"),
+            "held_out_before": round(0.4 + 0.2 * i / max(1, history_nights), 3),
+            "held_out_after": round(0.45 + 0.2 * i / max(1, history_nights), 3),
         }
         for i in range(history_nights)
     )
