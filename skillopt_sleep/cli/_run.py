@@ -78,43 +78,9 @@ def progress_bar(enabled: bool) -> Iterator[Callable[[str, int, int], None]]:
         yield update
 
 
-def overrides(**flags: Any) -> dict[str, Any]:
-    """Flags -> dotted config keys (``None`` means the flag was not given)."""
-    keys = {
-        "optimizer": "backends.optimizer",
-        "target": "backends.target",
-        "judge": "backends.judge",
-        "sources": "night.sources",
-        "since": "night.since",
-        "max_tasks": "night.max_tasks",
-        "samples": "night.samples",
-        "auto_adopt": "night.auto_adopt",
-        "memory": "night.memory",
-        "max_calls": "budget.max_calls",
-        "max_tokens": "budget.max_tokens",
-        "max_usd": "budget.max_usd",
-        "embedder": "mine.embedder",
-        "claude_home": "homes.claude",
-        "codex_home": "homes.codex",
-        "copilot_home": "homes.copilot",
-        "vscode_home": "homes.vscode",
-    }
-    out: dict[str, Any] = {}
-    backend = flags.pop("backend", None)
-    if backend:
-        out["backends.optimizer"] = out["backends.target"] = backend
-    for name, value in flags.items():
-        if value is None:
-            continue
-        if isinstance(value, Path):
-            value = str(value.expanduser().resolve())
-        if name == "sources" and value == "all":
-            value = "claude,codex,copilot"
-        out[keys[name]] = value
-    return out
-
-
 def load(project: Path, flag_values: Mapping[str, Any]) -> Any:
+    """The merged configuration of ``project`` with the given profile flags on top."""
+    from skillopt_sleep.cli._profile import overrides
     from skillopt_sleep.engine import load_config
 
     return load_config(project, overrides(**dict(flag_values)))

@@ -11,31 +11,25 @@ from typing import Any
 import typer
 
 from skillopt_sleep.cli._app import app
-from skillopt_sleep.cli._options import (
-    CLAUDE_HOME,
-    CODEX_HOME,
-    COPILOT_HOME,
-    PROJECT,
-    VSCODE_HOME,
-    project_root,
+from skillopt_sleep.cli._options import PROJECT, project_root
+from skillopt_sleep.cli._profile import (  # noqa: F401  (re-exported for schedule.py)
+    BACKEND,
+    EMBEDDER,
+    JUDGE,
+    MAX_CALLS,
+    MAX_TASKS,
+    MAX_USD,
+    MEMORY,
+    OPTIMIZER,
+    SAMPLES,
+    SOURCES,
+    TARGET,
+    with_profile,
 )
 from skillopt_sleep.cli._run import emit_json, handle_errors, load, progress_bar
 
 JSON = typer.Option(False, "--json", help="Print the result as JSON on stdout.")
 PROPOSAL = typer.Argument(None, help="Proposal id (a night id; default: the latest that applies).")
-OPTIMIZER = typer.Option(None, "--optimizer", help="Backend that reflects and edits, NAME[:MODEL].")
-TARGET = typer.Option(None, "--target", help="Backend that replays your tasks, NAME[:MODEL].")
-BACKEND = typer.Option(
-    None, "--backend", help="One backend for both roles (e.g. mock, claude-cli)."
-)
-JUDGE = typer.Option(None, "--judge", help="Backend that judges rubrics ('' = rule checks only).")
-SOURCES = typer.Option(None, "--source", help="claude | codex | copilot | all, or a comma list.")
-MAX_CALLS = typer.Option(None, "--max-calls", help="Hard limit on model calls tonight.")
-MAX_USD = typer.Option(None, "--max-usd", help="Hard limit on estimated USD tonight.")
-MAX_TASKS = typer.Option(None, "--max-tasks", help="Most training tasks replayed tonight.")
-SAMPLES = typer.Option(None, "--samples", help="Replays per task (K).")
-EMBEDDER = typer.Option(None, "--embedder", help="auto | minilm | tfidf | jaccard.")
-MEMORY = typer.Option(None, "--memory/--no-memory", help="Also improve CLAUDE.md / AGENTS.md.")
 
 
 def _run(project: Path | None, dry_run: bool, as_json: bool, flags: dict[str, Any]) -> None:
@@ -55,57 +49,18 @@ def _run(project: Path | None, dry_run: bool, as_json: bool, flags: dict[str, An
 
 @app.command("run")
 @handle_errors
-def run_command(
-    project: Path | None = PROJECT,
-    as_json: bool = JSON,
-    backend: str | None = BACKEND,
-    optimizer: str | None = OPTIMIZER,
-    target: str | None = TARGET,
-    judge: str | None = JUDGE,
-    sources: str | None = SOURCES,
-    max_calls: int | None = MAX_CALLS,
-    max_usd: float | None = MAX_USD,
-    max_tasks: int | None = MAX_TASKS,
-    samples: int | None = SAMPLES,
-    embedder: str | None = EMBEDDER,
-    memory: bool | None = MEMORY,
-    auto_adopt: bool | None = typer.Option(
-        None, "--auto-adopt/--no-auto-adopt", help="Adopt the proposal at once (opt-in)."
-    ),
-    claude_home: Path | None = CLAUDE_HOME,
-    codex_home: Path | None = CODEX_HOME,
-    copilot_home: Path | None = COPILOT_HOME,
-    vscode_home: Path | None = VSCODE_HOME,
-) -> None:
+@with_profile()
+def run_command(project: Path | None = PROJECT, as_json: bool = JSON, **profile: Any) -> None:
     """Run one night: harvest -> mine -> replay -> gated edits -> stage a proposal to adopt."""
-    flags = {k: v for k, v in locals().items() if k not in ("project", "as_json")}
-    _run(project, False, as_json, flags)
+    _run(project, False, as_json, profile)
 
 
 @app.command("dry-run")
 @handle_errors
-def dry_run_command(
-    project: Path | None = PROJECT,
-    as_json: bool = JSON,
-    backend: str | None = BACKEND,
-    optimizer: str | None = OPTIMIZER,
-    target: str | None = TARGET,
-    judge: str | None = JUDGE,
-    sources: str | None = SOURCES,
-    max_calls: int | None = MAX_CALLS,
-    max_usd: float | None = MAX_USD,
-    max_tasks: int | None = MAX_TASKS,
-    samples: int | None = SAMPLES,
-    embedder: str | None = EMBEDDER,
-    memory: bool | None = MEMORY,
-    claude_home: Path | None = CLAUDE_HOME,
-    codex_home: Path | None = CODEX_HOME,
-    copilot_home: Path | None = COPILOT_HOME,
-    vscode_home: Path | None = VSCODE_HOME,
-) -> None:
+@with_profile(exclude=("auto_adopt",))
+def dry_run_command(project: Path | None = PROJECT, as_json: bool = JSON, **profile: Any) -> None:
     """Everything a night does except staging: nothing is proposed, no state advances."""
-    flags = {k: v for k, v in locals().items() if k not in ("project", "as_json")}
-    _run(project, True, as_json, flags)
+    _run(project, True, as_json, profile)
 
 
 @app.command("status")

@@ -94,7 +94,7 @@ def _settings(
 ) -> tuple[DailyTime, Any]:
     """The time (``--at``, else ``schedule.at`` of the configuration) and the merged
     configuration with the profile flags applied (a bad flag fails now, not at night)."""
-    from skillopt_sleep.cli._run import overrides
+    from skillopt_sleep.cli._profile import overrides
     from skillopt_sleep.engine import load_config
     from skillopt_sleep.schedule import parse_at
 
@@ -187,7 +187,7 @@ def daemon_command(
     """Stay running: a night every day at --at (a night missed while asleep runs once on wake),
     and the harvest refreshed as transcripts change. Stop with Ctrl-C or SIGTERM."""
     flags = {k: v for k, v in locals().items() if k not in ("project", "at", "as_json")}
-    from skillopt_sleep.cli._run import overrides
+    from skillopt_sleep.cli._profile import overrides
     from skillopt_sleep.engine import load_config
     from skillopt_sleep.schedule.daemon import Daemon, install_signal_handlers
     from skillopt_sleep.schedule.watch import transcript_dirs

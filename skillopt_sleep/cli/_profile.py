@@ -1,0 +1,101 @@
+"""The profile flags a night takes (backends, sources, budgets, harness homes), defined once.
+
+``run``, ``dry-run`` and ``schedule`` all accept them; :func:`with_profile` appends them to a
+command's signature so each command declares only its own parameters and receives the profile as
+``**profile``. :func:`overrides` turns the given flags into dotted configuration keys.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import typer
+
+from skillopt_sleep.cli._options import CLAUDE_HOME, CODEX_HOME, COPILOT_HOME, VSCODE_HOME
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+BACKEND = typer.Option(
+    None, "--backend", help="One backend for both roles (e.g. mock, claude-cli)."
+)
+OPTIMIZER = typer.Option(None, "--optimizer", help="Backend that reflects and edits, NAME[:MODEL].")
+TARGET = typer.Option(None, "--target", help="Backend that replays your tasks, NAME[:MODEL].")
+JUDGE = typer.Option(None, "--judge", help="Backend that judges rubrics ('' = rule checks only).")
+SOURCES = typer.Option(None, "--source", help="claude | codex | copilot | all, or a comma list.")
+MAX_CALLS = typer.Option(None, "--max-calls", help="Hard limit on model calls tonight.")
+MAX_USD = typer.Option(None, "--max-usd", help="Hard limit on estimated USD tonight.")
+MAX_TASKS = typer.Option(None, "--max-tasks", help="Most training tasks replayed tonight.")
+SAMPLES = typer.Option(None, "--samples", help="Replays per task (K).")
+EMBEDDER = typer.Option(None, "--embedder", help="auto | minilm | tfidf | jaccard.")
+MEMORY = typer.Option(None, "--memory/--no-memory", help="Also improve CLAUDE.md / AGENTS.md.")
+AUTO_ADOPT = typer.Option(
+    None, "--auto-adopt/--no-auto-adopt", help="Adopt the night's proposal at once (opt-in)."
+)
+
+# (parameter name, type, option, dotted config key)
+PROFILE: tuple[tuple[str, Any, Any, str], ...] = (
+    ("backend", str | None, BACKEND, ""),
+    ("optimizer", str | None, OPTIMIZER, "backends.optimizer"),
+    ("target", str | None, TARGET, "backends.target"),
+    ("judge", str | None, JUDGE, "backends.judge"),
+    ("sources", str | None, SOURCES, "night.sources"),
+    ("max_calls", int | None, MAX_CALLS, "budget.max_calls"),
+    ("max_usd", float | None, MAX_USD, "budget.max_usd"),
+    ("max_tasks", int | None, MAX_TASKS, "night.max_tasks"),
+    ("samples", int | None, SAMPLES, "night.samples"),
+    ("embedder", str | None, EMBEDDER, "mine.embedder"),
+    ("memory", bool | None, MEMORY, "night.memory"),
+    ("auto_adopt", bool | None, AUTO_ADOPT, "night.auto_adopt"),
+    ("claude_home", Path | None, CLAUDE_HOME, "homes.claude"),
+    ("codex_home", Path | None, CODEX_HOME, "homes.codex"),
+    ("copilot_home", Path | None, COPILOT_HOME, "homes.copilot"),
+    ("vscode_home", Path | None, VSCODE_HOME, "homes.vscode"),
+)
+_KEYS = {name: key for name, _, _, key in PROFILE}
+
+
+def with_profile(*, exclude: tuple[str, ...] = ()) -> Callable[[F], F]:
+    """Add the profile flags (minus ``exclude``) to a command declared with ``**profile``."""
+
+    def decorate(command: F) -> F:
+        signature = inspect.signature(command, eval_str=True)
+        own = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+        extra = [
+            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option, annotation=kind)
+            for name, kind, option, _ in PROFILE
+            if name not in exclude
+        ]
+
+        @functools.wraps(command)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            return command(*args, **kwargs)
+
+        wrapper.__signature__ = signature.replace(parameters=[*own, *extra])  # type: ignore[attr-defined]
+        wrapper.__annotations__ = {
+            **command.__annotations__,
+            **{name: kind for name, kind, _, _ in PROFILE if name not in exclude},
+        }
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+def overrides(**flags: Any) -> dict[str, Any]:
+    """Given profile flags -> dotted config keys (``None`` means the flag was not given)."""
+    out: dict[str, Any] = {}
+    backend = flags.pop("backend", None)
+    if backend:
+        out["backends.optimizer"] = out["backends.target"] = backend
+    for name, value in flags.items():
+        if value is None:
+            continue
+        if isinstance(value, Path):
+            value = str(value.expanduser().resolve())
+        if name == "sources" and value == "all":
+            value = "claude,codex,copilot"
+        out[_KEYS[name]] = value
+    return out
