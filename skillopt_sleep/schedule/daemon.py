@@ -176,12 +176,16 @@ class Daemon:
 
         busy = threading.Lock()
         job = NightJob(self.project, self.load_config, self.run, self.emit, busy)
+        debouncer = Debouncer(self.policy, self.clock)
+        watching = plan(self.watch_dirs)
+        try:
+            observer = (self.observe or start_observer)(watching.watched, debouncer.note)
+        except OSError as exc:  # e.g. the inotify watch limit: nights still run, unwarmed
+            self.emit({"event": "watch-error", "error": str(exc)})
+            observer, watching = _NoObserver(), plan(())
         scheduler = (self.scheduler_factory or _background_scheduler)()
         night = add_night_job(scheduler, self.at, job, misfire_grace=self.misfire_grace)
         scheduler.start()
-        debouncer = Debouncer(self.policy, self.clock)
-        watching = plan(self.watch_dirs)
-        observer = (self.observe or start_observer)(watching.watched, debouncer.note)
         try:
             self.emit(
                 {
@@ -202,6 +206,14 @@ class Daemon:
             scheduler.shutdown(wait=False)
             self.emit({"event": "stopped", "night_running": busy.locked()})
         return 0
+
+
+class _NoObserver:
+    def stop(self) -> None:
+        pass
+
+    def join(self) -> None:
+        pass
 
 
 def _background_scheduler() -> Any:

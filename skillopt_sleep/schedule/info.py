@@ -28,9 +28,16 @@ def schedule_info(
     "record", "installed_at", "entry"}``. ``installed`` is true when a record exists and the file
     it wrote (launchd plist, Windows script) is still there; a cron line is taken on the record's
     word (reading the crontab would mean a subprocess)."""
+    from skillopt_core.errors import StorageError
+
     files = ScheduleFiles.for_project(project)
-    record = read_record(files.record)
     platform, _, kind = _platform().partition(":")
+    try:
+        record = read_record(files.record)
+    except StorageError as exc:  # status must still answer; the error says what to do
+        record, error = None, str(exc)
+    else:
+        error = None
     if record is None:
         return {
             "installed": False,
@@ -44,6 +51,7 @@ def schedule_info(
             "record": str(files.record),
             "installed_at": None,
             "entry": {},
+            **({"error": error} if error else {}),
         }
     artifacts = record.artifacts
     on_disk = [artifacts[k] for k in ("plist", "script") if k in artifacts]

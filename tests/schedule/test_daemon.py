@@ -257,3 +257,25 @@ def test_only_transcript_files_count_as_changes() -> None:
     assert is_transcript_change("/h/.claude/projects/p/abc.jsonl", False)
     assert not is_transcript_change("/h/.claude/projects/p", True)
     assert not is_transcript_change("/h/.copilot/session-state/x/workspace.yaml", False)
+
+
+def test_a_watch_that_cannot_start_leaves_the_nights_running(tmp_path: Path) -> None:
+    events: list[dict[str, Any]] = []
+    scheduler = FakeScheduler()
+
+    def observe(dirs: tuple[Path, ...], on_change: Any) -> Any:
+        raise OSError("inotify watch limit reached")
+
+    daemon = Daemon(
+        project=tmp_path,
+        at=DailyTime(3, 17),
+        load_config=lambda: None,
+        watch_dirs=(tmp_path,),
+        emit=events.append,
+        observe=observe,
+        scheduler_factory=lambda: scheduler,
+    )
+    daemon.stop.set()
+    assert daemon.serve() == 0
+    assert [e["event"] for e in events] == ["watch-error", "ready", "stopped"]
+    assert events[1]["watching"] == [] and scheduler.started and scheduler.shut_down

@@ -124,3 +124,11 @@ def test_switching_platform_removes_the_previous_entry(project: Path, tmp_path: 
     install_schedule(project, "03:17", host=host("linux", fake, tmp_path))
     install_schedule(project, "03:17", host=host("darwin", fake, tmp_path / "home"))
     assert fake.crontab == "0 1 * * * mine\n"
+
+
+def test_a_damaged_record_does_not_break_status(project: Path) -> None:
+    files = ScheduleFiles.for_project(project)
+    files.record.parent.mkdir(parents=True)
+    files.record.write_text("{not json")
+    info = schedule_info(project)
+    assert info["installed"] is False and "damaged" in info["error"]
