@@ -1,0 +1,67 @@
+"""SessionEnd hook: note the ended session for the next SkillOpt-Sleep night, then get out.
+
+SessionEnd hooks share a budget of about 1.5 s and cannot block the session ending, so this reads
+the hook's JSON from stdin with a short bound, appends one line (session id, transcript path,
+cwd, reason, time) to ``<state>/session-end.jsonl`` and exits 0 whatever happens. Stdlib only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+
+MAX_INPUT = 1 << 16
+READ_SECONDS = 0.3
+
+
+def _read_stdin() -> dict[str, object]:
+    box: list[bytes] = []
+
+    def read() -> None:
+        with contextlib.suppress(OSError, ValueError):
+            box.append(sys.stdin.buffer.read(MAX_INPUT))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(READ_SECONDS)
+    try:
+        data = json.loads(box[0]) if box else {}
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def main() -> int:
+    try:
+        from _locate import state_dir
+
+        event = _read_stdin()
+        record = {
+            "harness": "claude",
+            "session_id": event.get("session_id", ""),
+            "transcript_path": event.get("transcript_path", ""),
+            "cwd": event.get("cwd", ""),
+            "reason": event.get("reason", ""),
+            "at": datetime.now(timezone.utc).isoformat(),
+        }
+        folder = state_dir()
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(folder / "session-end.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, (json.dumps(record) + "\n").encode("utf-8"))
+        finally:
+            os.close(fd)
+    except Exception:  # a hook must never fail the session
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,65 @@
+"""Run the installed SkillOpt-Sleep engine: ``engine.py <cli args>`` or ``engine.py mcp``.
+
+Claude Code copies only this plugin folder into its cache, so the engine is found through what
+``skillopt-sleep install`` recorded (``engine.json``: absolute interpreter and commands), then a
+``skillopt-sleep`` on PATH, then an interpreter that can import ``skillopt_sleep``. Stdlib only;
+the exit code is the engine's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _locate import engine_pointer
+
+HINT = (
+    "SkillOpt-Sleep engine not found. Install it with `pip install skillopt-sleep` (or "
+    "`pip install -e .` in a checkout), then run `skillopt-sleep install claude-code`."
+)
+
+
+def _recorded(kind: str) -> list[str] | None:
+    try:
+        data = json.loads(engine_pointer().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    argv = data.get(kind)
+    if isinstance(argv, list) and argv and Path(str(argv[0])).is_file():
+        return [str(part) for part in argv]
+    return None
+
+
+def _fallback(kind: str) -> list[str] | None:
+    if kind == "cli" and shutil.which("skillopt-sleep"):
+        return [str(shutil.which("skillopt-sleep"))]
+    probe = subprocess.run(
+        [sys.executable, "-c", "import skillopt_sleep"], capture_output=True, check=False
+    )
+    if probe.returncode != 0:
+        return None
+    if kind == "mcp":
+        return [sys.executable, "-m", "skillopt_sleep.mcp"]
+    return [sys.executable, "-c", "import sys; from skillopt_sleep.cli import main; main()"]
+
+
+def main(argv: list[str]) -> int:
+    kind, rest = ("mcp", []) if argv[:1] == ["mcp"] else ("cli", argv)
+    command = _recorded(kind) or _fallback(kind)
+    if command is None:
+        print(HINT, file=sys.stderr)
+        return 1
+    if os.name == "nt":
+        return subprocess.call([*command, *rest])
+    os.execv(command[0], [*command, *rest])
+    return 0  # pragma: no cover (execv does not return)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

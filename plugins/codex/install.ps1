@@ -1,0 +1,22 @@
+# Install the skillopt-sleep skill for Codex (%USERPROFILE%\.agents\skills) and register the MCP
+# server in $env:CODEX_HOME\config.toml (skip it with --no-mcp). Re-running is a no-op;
+# uninstall.ps1 undoes it. Thin: the work is `skillopt-sleep install codex`.
+$ErrorActionPreference = 'Stop'
+$action = 'install'
+if ($env:SKILLOPT_SLEEP_PYTHON) {
+  & $env:SKILLOPT_SLEEP_PYTHON -m skillopt_sleep.install $action codex @args; exit $LASTEXITCODE
+}
+$cli = Get-Command skillopt-sleep -ErrorAction SilentlyContinue
+if ($cli) { & $cli.Source $action codex @args; exit $LASTEXITCODE }
+foreach ($py in @('py', 'python', 'python3')) {
+  $found = Get-Command $py -ErrorAction SilentlyContinue
+  if ($found) {
+    & $found.Source -c 'import skillopt_sleep' 2>$null
+    if ($LASTEXITCODE -eq 0) {
+      & $found.Source -m skillopt_sleep.install $action codex @args; exit $LASTEXITCODE
+    }
+  }
+}
+Write-Error ('skillopt-sleep is not installed for any Python on PATH. Install it first: ' +
+  'pip install skillopt-sleep (or set SKILLOPT_SLEEP_PYTHON to the interpreter that has it).')
+exit 1

@@ -1,0 +1,93 @@
+"""`skillopt-sleep install | uninstall | doctor`: the harness shims, from the installed package.
+
+Thin over :mod:`skillopt_sleep.install`: parse, call, print one line per file touched.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from skillopt_sleep.cli._app import app
+from skillopt_sleep.cli._run import emit_json, handle_errors
+
+HARNESS = typer.Argument(..., help="claude-code | codex | copilot | all (one or more).")
+DRY_RUN = typer.Option(False, "--dry-run", help="Say what would change; touch nothing.")
+JSON = typer.Option(False, "--json", help="Print the result as JSON on stdout.")
+
+
+def _print(actions: list, as_json: bool, dry_run: bool) -> None:
+    if as_json:
+        emit_json(actions)
+        return
+    prefix = "would " if dry_run else ""
+    for action in actions:
+        detail = f"  ({action.detail})" if action.detail else ""
+        typer.echo(f"{prefix}{action.verb:<9} {action.path}{detail}")
+
+
+@app.command("install")
+@handle_errors
+def install_command(
+    harness: list[str] = HARNESS,
+    dry_run: bool = DRY_RUN,
+    mcp: bool = typer.Option(True, "--mcp/--no-mcp", help="Register the MCP server too."),
+    plugin: bool = typer.Option(
+        True,
+        "--plugin/--no-plugin",
+        help="Claude Code: also add the marketplace and install the plugin with `claude`.",
+    ),
+    vscode: Path | None = typer.Option(
+        None, "--vscode", help="Copilot: also write this project's .vscode/mcp.json."
+    ),
+    as_json: bool = JSON,
+) -> None:
+    """Install the shims for Claude Code (/skillopt-sleep, plugin, hook), Codex (skill, MCP) and
+    Copilot (MCP, skill). Idempotent; every file is recorded with its hash."""
+    from skillopt_sleep.install import install
+
+    actions = install(
+        harness,
+        dry_run=dry_run,
+        mcp=mcp,
+        claude_plugin=plugin,
+        vscode_project=vscode.expanduser().resolve() if vscode else None,
+    )
+    _print(actions, as_json, dry_run)
+
+
+@app.command("uninstall")
+@handle_errors
+def uninstall_command(
+    harness: list[str] = HARNESS, dry_run: bool = DRY_RUN, as_json: bool = JSON
+) -> None:
+    """Remove exactly what `install` wrote (files edited since are kept and reported)."""
+    from skillopt_sleep.install import uninstall
+
+    _print(uninstall(harness, dry_run=dry_run), as_json, dry_run)
+
+
+@app.command("doctor")
+@handle_errors
+def doctor_command(
+    project: Path | None = typer.Option(
+        None, "--project", "-p", help="Project whose transcripts to count (default: cwd)."
+    ),
+    as_json: bool = JSON,
+) -> None:
+    """Check the engine, each harness (found, version, transcripts), backends, the schedule and
+    the installed shims (present, unchanged, current)."""
+    from skillopt_sleep.install.doctor import diagnose
+
+    checks = diagnose(project if project is not None else Path.cwd())
+    if as_json:
+        emit_json(checks)
+        return
+    marks = {"ok": "ok  ", "warn": "warn", "fail": "FAIL", "info": "    "}
+    for check in checks:
+        typer.echo(f"[{marks[check.level]}] {check.name}: {check.detail}")
+        if check.hint:
+            typer.echo(f"       fix: {check.hint}")
+    if any(c.level == "fail" for c in checks):
+        raise typer.Exit(1)

@@ -1,0 +1,65 @@
+"""Codex: the ``skillopt-sleep`` user skill, and the MCP server in ``$CODEX_HOME/config.toml``.
+
+The skill goes to ``~/.agents/skills`` (what current Codex reads). Codex 0.169 also reads the
+legacy ``$CODEX_HOME/skills``, so writing both would list the skill twice; the legacy folder is
+used only for a Codex older than 0.95, which reads nothing else. The MCP server is a marked block
+in ``config.toml`` so the user's own settings and comments are never rewritten.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import tomli_w
+
+from skillopt_sleep.install.changes import BlockSpec, FileSpec, Spec
+from skillopt_sleep.install.engine_command import mcp_argv, render
+from skillopt_sleep.install.layout import Homes, template
+
+SKILL = "skills/skillopt-sleep/SKILL.md"
+FIRST_WITH_AGENTS_SKILLS = (0, 95)
+
+
+def codex_version() -> tuple[int, ...] | None:
+    """``codex --version`` as numbers, or None when Codex is absent or says nothing usable."""
+    executable = shutil.which("codex")
+    if executable is None:
+        return None
+    try:
+        done = subprocess.run(
+            [executable, "--version"], capture_output=True, text=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", done.stdout)
+    return tuple(int(g) for g in match.groups() if g is not None) if match else None
+
+
+def skill_root(homes: Homes, version: tuple[int, ...] | None) -> str:
+    if version is not None and version < FIRST_WITH_AGENTS_SKILLS:
+        return str(homes.codex / "skills")
+    return str(homes.agents_skills)
+
+
+def mcp_block() -> str:
+    argv = mcp_argv()
+    table = {"mcp_servers": {"skillopt_sleep": {"command": argv[0], "args": argv[1:]}}}
+    return tomli_w.dumps(table).strip()
+
+
+def specs(homes: Homes, *, mcp: bool = True, version: tuple[int, ...] | None = None) -> list[Spec]:
+    from pathlib import Path
+
+    root = Path(skill_root(homes, version if version is not None else codex_version()))
+    out: list[Spec] = [
+        FileSpec("codex", root / "skillopt-sleep" / "SKILL.md", render(template("codex", SKILL)))
+    ]
+    if mcp:
+        out.append(
+            BlockSpec(
+                "codex", homes.codex / "config.toml", mcp_block(), ("mcp_servers", "skillopt_sleep")
+            )
+        )
+    return out

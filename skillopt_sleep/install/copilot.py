@@ -1,0 +1,62 @@
+"""Copilot: the MCP server in ``$COPILOT_HOME/mcp-config.json`` (and, on request, a project's
+``.vscode/mcp.json``), plus the ``skillopt-sleep`` personal skill in ``$COPILOT_HOME/skills``.
+
+Copilot CLI reads ``mcpServers`` entries (``type: local``, ``tools: ["*"]``); VS Code reads
+``servers`` entries (``type: stdio``) and expands ``${workspaceFolder}``, which tells the server
+the project when a client declares no roots. Both name an absolute interpreter.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from skillopt_sleep.install.changes import FileSpec, JsonKeySpec, Spec
+from skillopt_sleep.install.engine_command import mcp_argv, render
+from skillopt_sleep.install.layout import Homes, template
+from skillopt_sleep.mcp import SERVER_NAME
+
+SKILL = "skills/skillopt-sleep/SKILL.md"
+
+
+def cli_entry() -> dict[str, object]:
+    argv = mcp_argv()
+    return {"type": "local", "command": argv[0], "args": argv[1:], "env": {}, "tools": ["*"]}
+
+
+def vscode_entry() -> dict[str, object]:
+    argv = mcp_argv()
+    return {
+        "type": "stdio",
+        "command": argv[0],
+        "args": argv[1:],
+        "env": {"SKILLOPT_SLEEP_PROJECT": "${workspaceFolder}"},
+    }
+
+
+def specs(homes: Homes, *, mcp: bool = True, vscode_project: Path | None = None) -> list[Spec]:
+    out: list[Spec] = [
+        FileSpec(
+            "copilot",
+            homes.copilot / "skills" / "skillopt-sleep" / "SKILL.md",
+            render(template("copilot", SKILL)),
+        )
+    ]
+    if mcp:
+        out.append(
+            JsonKeySpec(
+                "copilot",
+                homes.copilot / "mcp-config.json",
+                ("mcpServers", SERVER_NAME),
+                cli_entry(),
+            )
+        )
+    if vscode_project is not None:
+        out.append(
+            JsonKeySpec(
+                "copilot",
+                vscode_project / ".vscode" / "mcp.json",
+                ("servers", SERVER_NAME),
+                vscode_entry(),
+            )
+        )
+    return out

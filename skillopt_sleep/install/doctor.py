@@ -1,0 +1,183 @@
+"""``skillopt-sleep doctor``: what is installed, what is missing, what is stale, and the fix.
+
+The reference implementation's users mostly met "engine not found", the wrong Python, and shims
+left behind by an upgrade; each check here names one of those and says what to run. Read-only:
+it writes nothing and calls no model.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from skillopt_sleep.install.changes import BlockSpec, FileSpec, JsonKeySpec, block_text
+from skillopt_sleep.install.engine_command import pointer, pointer_path, resolves
+from skillopt_sleep.install.layout import HARNESSES, Homes
+from skillopt_sleep.install.manifest import Manifest, sha256
+
+Level = Literal["ok", "warn", "fail", "info"]
+CLIS = {"claude-code": "claude", "codex": "codex", "copilot": "copilot"}
+TRANSCRIPTS = {
+    "claude-code": ("claude", ("projects/**/*.jsonl",)),
+    "codex": ("codex", ("sessions/**/*.jsonl", "archived_sessions/*.jsonl")),
+    "copilot": ("copilot", ("session-state/*/events.jsonl",)),
+}
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    level: Level
+    detail: str
+    hint: str = ""
+
+
+def _version(executable: str) -> str:
+    try:
+        done = subprocess.run(
+            [executable, "--version"], capture_output=True, text=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"(no version: {exc})"
+    return (
+        (done.stdout or done.stderr).strip().splitlines()[0] if done.stdout or done.stderr else ""
+    )
+
+
+def engine_checks() -> list[Check]:
+    from skillopt_sleep import __version__
+
+    here = pointer()
+    checks = [Check("engine", "ok", f"skillopt-sleep {__version__} at {here['python']}")]
+    path = pointer_path()
+    try:
+        recorded = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return [*checks, Check("engine pointer", "info", f"none at {path} (nothing installed)")]
+    except ValueError:
+        return [
+            *checks,
+            Check("engine pointer", "fail", f"{path} is damaged", "skillopt-sleep install all"),
+        ]
+    for kind in ("cli", "mcp"):
+        argv = recorded.get(kind) or []
+        if not resolves(argv):
+            checks.append(
+                Check(
+                    f"engine pointer ({kind})",
+                    "fail",
+                    f"{argv[:1]} no longer exists (interpreter moved or uninstalled)",
+                    "run `skillopt-sleep install <harness>` with the Python that has the engine",
+                )
+            )
+        elif argv != here[kind]:
+            checks.append(
+                Check(
+                    f"engine pointer ({kind})",
+                    "warn",
+                    f"points at {argv[0]}, not this interpreter",
+                    "run install again from the environment you want the shims to use",
+                )
+            )
+        else:
+            checks.append(Check(f"engine pointer ({kind})", "ok", argv[0]))
+    return checks
+
+
+def harness_checks(homes: Homes) -> list[Check]:
+    checks: list[Check] = []
+    for harness in HARNESSES:
+        executable = shutil.which(CLIS[harness])
+        if executable is None:
+            checks.append(Check(harness, "info", f"`{CLIS[harness]}` not on PATH"))
+        else:
+            checks.append(Check(harness, "ok", f"{executable} ({_version(executable)})"))
+        home_name, patterns = TRANSCRIPTS[harness]
+        home: Path = getattr(homes, home_name)
+        count = (
+            sum(1 for p in patterns for f in home.glob(p) if f.is_file()) if home.is_dir() else 0
+        )
+        checks.append(
+            Check(f"{harness} transcripts", "ok" if count else "info", f"{count} in {home}")
+        )
+    return checks
+
+
+def project_checks(project: Path) -> list[Check]:
+    from skillopt_core.errors import SkillOptError
+    from skillopt_sleep.engine import status
+
+    try:
+        state = status(project)
+    except SkillOptError as exc:
+        return [Check("project", "fail", str(exc))]
+    checks = [Check("project", "ok", f"{state.project} (state {state.state_dir})")]
+    for role, spec in state.backends.items():
+        if not spec:
+            continue
+        name = spec.split(":", 1)[0]
+        cli = {"claude-cli": "claude", "codex-cli": "codex", "copilot-cli": "copilot"}.get(name)
+        if cli and shutil.which(cli) is None:
+            checks.append(
+                Check(f"backend {role}", "fail", f"{spec}: `{cli}` not on PATH", f"install {cli}")
+            )
+        else:
+            checks.append(Check(f"backend {role}", "ok", spec))
+    schedule = dict(state.schedule)
+    if schedule.get("installed"):
+        checks.append(Check("schedule", "ok", f"{schedule.get('kind')} at {schedule.get('at')}"))
+    else:
+        checks.append(Check("schedule", "info", "not scheduled", "skillopt-sleep schedule"))
+    return checks
+
+
+def shim_checks(homes: Homes, manifest: Manifest) -> list[Check]:
+    """Each recorded file: still there, unchanged since install, and what install writes today."""
+    from skillopt_sleep.install import specs_for
+
+    current: dict[tuple[str, str], str] = {}
+    for harness in HARNESSES:
+        for spec in specs_for(harness, homes, vscode_project=None):
+            if isinstance(spec, FileSpec):
+                current[(harness, str(spec.path))] = sha256(spec.content)
+            elif isinstance(spec, BlockSpec):
+                current[(harness, str(spec.path))] = sha256(block_text(spec.body))
+            elif isinstance(spec, JsonKeySpec):
+                current[(harness, str(spec.path))] = sha256(json.dumps(spec.value, sort_keys=True))
+    checks: list[Check] = []
+    for entry in manifest.entries:
+        if entry.kind == "command" or entry.harness == "engine":
+            continue
+        name = f"{entry.harness} shim"
+        path = Path(entry.path)
+        if not path.exists():
+            checks.append(
+                Check(name, "warn", f"{path} is gone", f"skillopt-sleep install {entry.harness}")
+            )
+            continue
+        if entry.kind == "file" and sha256(path.read_bytes()) != entry.sha256:
+            checks.append(Check(name, "warn", f"{path} was edited since install"))
+            continue
+        if current.get((entry.harness, entry.path), entry.sha256) != entry.sha256:
+            checks.append(
+                Check(name, "warn", f"{path} is stale", f"skillopt-sleep install {entry.harness}")
+            )
+            continue
+        checks.append(Check(name, "ok", f"{path}{' ' + entry.key if entry.key else ''}"))
+    if not checks:
+        checks.append(Check("shims", "info", "none installed", "skillopt-sleep install all"))
+    return checks
+
+
+def diagnose(project: Path, homes: Homes | None = None) -> list[Check]:
+    homes = homes or Homes.from_env()
+    return [
+        *engine_checks(),
+        *harness_checks(homes),
+        *project_checks(project),
+        *shim_checks(homes, Manifest()),
+    ]

@@ -1,0 +1,82 @@
+"""The install manifest: every file, JSON key and text block the installer wrote, with its hash.
+
+Lives at ``<state>/install/manifest.json``. Re-installing compares hashes (unchanged -> no-op);
+uninstalling removes exactly what is recorded, and only while it still has the recorded hash (a
+file the user edited since is kept and reported). One entry per ``(harness, path, key)``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from skillopt_sleep.paths import state_dir
+
+EntryKind = Literal["file", "json-key", "text-block", "command"]
+
+
+def sha256(data: bytes | str) -> str:
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    return hashlib.sha256(payload).hexdigest()
+
+
+def install_dir() -> Path:
+    """Where the manifest and the engine pointer live (follows ``SKILLOPT_SLEEP_HOME``)."""
+    return state_dir() / "install"
+
+
+@dataclass
+class Entry:
+    """One thing written for a harness. ``sha256`` is of what we wrote (the file, the JSON value,
+    the block); ``backup`` is where a file that was there before now sits; ``created`` is True when
+    the containing file did not exist before us; ``undo`` is the argv that reverses a command."""
+
+    harness: str
+    kind: EntryKind
+    path: str
+    sha256: str = ""
+    key: str = ""
+    backup: str = ""
+    created: bool = False
+    created_dirs: list[str] = field(default_factory=list)
+    undo: list[str] = field(default_factory=list)
+    prefix: str = ""  # text-block: the separator added before the block, removed with it
+
+    @property
+    def ident(self) -> tuple[str, str, str]:
+        return (self.harness, self.path, self.key)
+
+
+class Manifest:
+    """Load, query, update and save the manifest (atomic writes, private file)."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or install_dir() / "manifest.json"
+        self.entries: list[Entry] = []
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            data = {}
+        for raw in data.get("entries", []):
+            self.entries.append(Entry(**raw))
+
+    def find(self, harness: str, path: str, key: str = "") -> Entry | None:
+        return next((e for e in self.entries if e.ident == (harness, path, key)), None)
+
+    def of(self, harness: str) -> list[Entry]:
+        return [e for e in self.entries if e.harness == harness]
+
+    def put(self, entry: Entry) -> None:
+        self.entries = [e for e in self.entries if e.ident != entry.ident] + [entry]
+
+    def drop(self, entry: Entry) -> None:
+        self.entries = [e for e in self.entries if e.ident != entry.ident]
+
+    def save(self) -> None:
+        from skillopt_sleep.engine.state import make_private_dir, write_json
+
+        make_private_dir(self.path.parent)
+        write_json(self.path, {"version": 1, "entries": [asdict(e) for e in self.entries]})
