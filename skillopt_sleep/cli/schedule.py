@@ -15,29 +15,9 @@ import typer
 
 from skillopt_core.errors import UsageError
 from skillopt_sleep.cli._app import app
-from skillopt_sleep.cli._options import (
-    CLAUDE_HOME,
-    CODEX_HOME,
-    COPILOT_HOME,
-    PROJECT,
-    VSCODE_HOME,
-    project_root,
-)
+from skillopt_sleep.cli._options import PROJECT, project_root
+from skillopt_sleep.cli._profile import PROFILE, with_profile
 from skillopt_sleep.cli._run import emit_json, handle_errors
-from skillopt_sleep.cli.night import (
-    BACKEND,
-    EMBEDDER,
-    JSON,
-    JUDGE,
-    MAX_CALLS,
-    MAX_TASKS,
-    MAX_USD,
-    MEMORY,
-    OPTIMIZER,
-    SAMPLES,
-    SOURCES,
-    TARGET,
-)
 
 if TYPE_CHECKING:
     from skillopt_sleep.schedule import DailyTime, Host
@@ -45,26 +25,25 @@ if TYPE_CHECKING:
 AT = typer.Option(
     None, "--at", help="Time of day, HH:MM local time (default: schedule.at in the config, 03:17)."
 )
-AUTO_ADOPT = typer.Option(
-    None, "--auto-adopt/--no-auto-adopt", help="Adopt each night's proposal at once (opt-in)."
-)
-# `run` flags whose name is not the parameter's name with dashes.
-_FLAG_NAMES = {"sources": "source"}
+JSON = typer.Option(False, "--json", help="Print the result as JSON on stdout.")
+# parameter name -> the `run` option's declaration, e.g. "--source" or "--memory/--no-memory"
+_DECLS = {name: option.param_decls[0] for name, _, option, _ in PROFILE}
 
 
 def profile_args(flags: Mapping[str, Any]) -> tuple[str, ...]:
-    """The `run` flags that reproduce ``flags`` (unset ones dropped, paths made absolute)."""
+    """The `run` flags that reproduce the given profile ``flags`` (unset ones dropped, paths
+    made absolute), spelt as `run` declares them."""
     out: list[str] = []
     for name, value in flags.items():
         if value is None:
             continue
-        flag = _FLAG_NAMES.get(name, name).replace("_", "-")
+        on, _, off = _DECLS[name].partition("/")
         if isinstance(value, bool):
-            out.append(f"--{flag}" if value else f"--no-{flag}")
+            out.append(on if value else off)
         elif isinstance(value, Path):
-            out += [f"--{flag}", str(value.expanduser().resolve())]
+            out += [on, str(value.expanduser().resolve())]
         else:
-            out += [f"--{flag}", str(value)]
+            out += [on, str(value)]
     return tuple(out)
 
 
@@ -104,36 +83,18 @@ def _settings(
 
 @app.command("schedule")
 @handle_errors
+@with_profile()
 def schedule_command(
-    project: Path | None = PROJECT,
-    at: str | None = AT,
-    as_json: bool = JSON,
-    backend: str | None = BACKEND,
-    optimizer: str | None = OPTIMIZER,
-    target: str | None = TARGET,
-    judge: str | None = JUDGE,
-    sources: str | None = SOURCES,
-    max_calls: int | None = MAX_CALLS,
-    max_usd: float | None = MAX_USD,
-    max_tasks: int | None = MAX_TASKS,
-    samples: int | None = SAMPLES,
-    embedder: str | None = EMBEDDER,
-    memory: bool | None = MEMORY,
-    auto_adopt: bool | None = AUTO_ADOPT,
-    claude_home: Path | None = CLAUDE_HOME,
-    codex_home: Path | None = CODEX_HOME,
-    copilot_home: Path | None = COPILOT_HOME,
-    vscode_home: Path | None = VSCODE_HOME,
+    project: Path | None = PROJECT, at: str | None = AT, as_json: bool = JSON, **profile: Any
 ) -> None:
     """Run a night every day at --at: a cron line (Linux), a launchd agent (macOS) or a
     scheduled task (Windows), with these flags and today's PATH. Re-running replaces it."""
-    flags = {k: v for k, v in locals().items() if k not in ("project", "at", "as_json")}
     from skillopt_sleep.schedule import install_schedule, schedule_info
 
     when = _at(at)
     root = _project(project)
-    when, _ = _settings(root, when, flags)
-    install_schedule(root, when, profile_args(flags), host=_host())
+    when, _ = _settings(root, when, profile)
+    install_schedule(root, when, profile_args(profile), host=_host())
     info = schedule_info(root)
     if as_json:
         emit_json(info)
@@ -163,30 +124,15 @@ def unschedule_command(project: Path | None = PROJECT, as_json: bool = JSON) -> 
 
 @app.command("daemon")
 @handle_errors
+@with_profile()
 def daemon_command(
     project: Path | None = PROJECT,
     at: str | None = AT,
     as_json: bool = typer.Option(False, "--json", help="Print events as JSON lines on stdout."),
-    backend: str | None = BACKEND,
-    optimizer: str | None = OPTIMIZER,
-    target: str | None = TARGET,
-    judge: str | None = JUDGE,
-    sources: str | None = SOURCES,
-    max_calls: int | None = MAX_CALLS,
-    max_usd: float | None = MAX_USD,
-    max_tasks: int | None = MAX_TASKS,
-    samples: int | None = SAMPLES,
-    embedder: str | None = EMBEDDER,
-    memory: bool | None = MEMORY,
-    auto_adopt: bool | None = AUTO_ADOPT,
-    claude_home: Path | None = CLAUDE_HOME,
-    codex_home: Path | None = CODEX_HOME,
-    copilot_home: Path | None = COPILOT_HOME,
-    vscode_home: Path | None = VSCODE_HOME,
+    **profile: Any,
 ) -> None:
     """Stay running: a night every day at --at (a night missed while asleep runs once on wake),
     and the harvest refreshed as transcripts change. Stop with Ctrl-C or SIGTERM."""
-    flags = {k: v for k, v in locals().items() if k not in ("project", "at", "as_json")}
     from skillopt_sleep.cli._profile import overrides
     from skillopt_sleep.engine import load_config
     from skillopt_sleep.schedule.daemon import Daemon, install_signal_handlers
@@ -194,12 +140,12 @@ def daemon_command(
 
     when = _at(at)
     root = _project(project)
-    when, config = _settings(root, when, flags)
-    profile = overrides(**flags)
+    when, config = _settings(root, when, profile)
+    settings = overrides(**profile)
     daemon = Daemon(
         project=root,
         at=when,
-        load_config=lambda: load_config(root, profile),
+        load_config=lambda: load_config(root, settings),
         watch_dirs=tuple(transcript_dirs(root, config.night.sources, config.homes)),
         emit=_json_line if as_json else _text_line,
     )

@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from skillopt_core.errors import StorageError
 from skillopt_sleep.schedule.at import next_run, parse_at
 from skillopt_sleep.schedule.record import read_record
 from skillopt_sleep.schedule.where import ScheduleFiles
@@ -28,16 +29,13 @@ def schedule_info(
     "record", "installed_at", "entry"}``. ``installed`` is true when a record exists and the file
     it wrote (launchd plist, Windows script) is still there; a cron line is taken on the record's
     word (reading the crontab would mean a subprocess)."""
-    from skillopt_core.errors import StorageError
-
     files = ScheduleFiles.for_project(project)
     platform, _, kind = _platform().partition(":")
+    error: str | None = None
     try:
         record = read_record(files.record)
     except StorageError as exc:  # status must still answer; the error says what to do
         record, error = None, str(exc)
-    else:
-        error = None
     if record is None:
         return {
             "installed": False,
