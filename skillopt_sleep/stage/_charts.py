@@ -21,6 +21,7 @@ from html import escape
 WIDTH, HEIGHT = 560, 270
 LEFT, RIGHT, TOP, BOTTOM = 48, 14, 14, 48
 PLOT_W, PLOT_H = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+LABEL_Y = TOP + PLOT_H + 16  # baseline of the x-axis labels
 CHAR_W = 8.5  # rough width of an axis-label character in viewBox units, for label thinning
 
 
@@ -65,22 +66,36 @@ def _frame(x_title: str) -> list[str]:
 
 
 def _x_labels(labels: Sequence[str], bold: int | None) -> list[str]:
+    """Evenly thinned labels, placed from the right so the newest point always keeps its own.
+
+    A label that would poke out of the picture is anchored to the edge instead of centred, and
+    any label that would then overlap its right-hand neighbour is dropped.
+    """
     slots = len(labels)
     widest = max((len(label) for label in labels), default=1)
     fit = max(1, int(PLOT_W // (widest * CHAR_W + 10)))
     every = max(1, math.ceil(slots / fit))
     parts = []
-    for index, label in enumerate(labels):
-        last = index == slots - 1
-        # Thin from the right so the newest point (tonight, the last step) always keeps its label.
-        if (slots - 1 - index) % every and not last:
+    free_right = math.inf  # where the labels already placed to the right begin
+    for index in range(slots - 1, -1, -1):
+        if (slots - 1 - index) % every:
             continue
+        half = len(labels[index]) * CHAR_W / 2
+        x, anchor = _x(index, slots), "middle"
+        if x + half > WIDTH - 2:
+            x, anchor = WIDTH - 2 - half, "end"
+        elif x - half < 2:
+            x, anchor = 2 + half, "start"
+        if x + half + 6 > free_right:
+            continue
+        free_right = x - half
+        text_x = {"middle": x, "end": x + half, "start": x - half}[anchor]
         css = "tick strong" if index == bold else "tick"
         parts.append(
-            f'<text class="{css}" x="{_x(index, slots):.1f}" y="{TOP + PLOT_H + 16}" '
-            f'text-anchor="middle">{escape(label)}</text>'
+            f'<text class="{css}" x="{text_x:.1f}" y="{LABEL_Y}" '
+            f'text-anchor="{anchor}">{escape(labels[index])}</text>'
         )
-    return parts
+    return parts[::-1]
 
 
 def _series(series: Series, labels: Sequence[str], slots: int) -> list[str]:

@@ -46,7 +46,7 @@ border-left:5px solid var(--accent);border-radius:8px;background:var(--card)}
 .stat b{display:block;font-size:1.2rem;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
 .stat.good b{color:var(--good)}.stat.bad b{color:var(--bad)}
 .badge{display:inline-block;padding:0 8px;border:1px solid currentColor;border-radius:999px;
-font-size:.78rem;font-weight:600;line-height:1.6;white-space:nowrap}
+font-size:.78rem;font-weight:600;line-height:1.6;overflow-wrap:anywhere;max-width:100%}
 .table-wrap{overflow-x:auto}
 table{border-collapse:collapse;width:100%;font-size:.9rem}
 th,td{text-align:left;padding:6px 8px;border-bottom:1px solid var(--line);vertical-align:top}

@@ -8,6 +8,7 @@ to prove that hostile text cannot become markup. The browser itself is exercised
 
 from __future__ import annotations
 
+import itertools
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import replace
@@ -307,3 +308,24 @@ def test_markdown_cannot_be_broken_by_hostile_text() -> None:
     # the diff is one fenced block even though it contains a ``` run
     assert rendered.count('<code class="language-diff">') == 1
     assert "ünïcødé 🌙" in rendered
+
+
+@pytest.mark.parametrize(("steps", "nights"), [(1, 0), (7, 3), (60, 40), (200, 90)])
+def test_axis_labels_stay_inside_and_never_overlap(steps: int, nights: int) -> None:
+    from skillopt_sleep.stage._charts import CHAR_W, LABEL_Y, WIDTH
+
+    page = render_html(staged_night(step_count=steps, history_nights=nights), DIFF)
+    for chart_id, chart in _charts(page).items():
+        spans = []
+        for text in chart.iter("{http://www.w3.org/2000/svg}text"):
+            if text.get("y") != str(LABEL_Y) or not text.text:  # the x-axis label row
+                continue
+            width = len(text.text) * CHAR_W
+            x = float(text.get("x", "0"))
+            left = {"middle": x - width / 2, "end": x - width, "start": x}[
+                str(text.get("text-anchor"))
+            ]
+            spans.append((left, left + width))
+        assert spans, chart_id
+        assert all(a >= 0 and b <= WIDTH for a, b in spans), (chart_id, spans)
+        assert all(b1 <= a2 for (_, b1), (a2, _) in itertools.pairwise(spans)), (chart_id, spans)
