@@ -61,6 +61,36 @@ def history(state: ProjectState, limit: int = 30) -> tuple[Mapping[str, Any], ..
     return tuple(read_lines(state.history_path)[-limit:])
 
 
+def _report(
+    base: Basics,
+    mined: Any,
+    timings: Mapping[str, float],
+    history: tuple[Mapping[str, Any], ...],
+    **fields: Any,
+) -> NightReport:
+    """A NightReport with the parts every night shares filled in from ``base`` and ``mined``."""
+    shared: dict[str, Any] = {
+        "night_id": base.night_id,
+        "project": base.project,
+        "started_at": base.started_at,
+        "finished_at": _now(),
+        "dry_run": base.dry_run,
+        "sessions": base.sessions,
+        "requests": base.requests,
+        "tasks": len(mined.tasks) if mined is not None else 0,
+        "families": family_views(mined) if mined is not None else (),
+        "changes": (),
+        "edits": (),
+        "held_out": None,
+        "usage": Usage(),
+        "stage_seconds": {k: round(v, 4) for k, v in timings.items()},
+        "embedder": base.embedder,
+        "backends": dict(base.backends),
+        "history": history,
+    }
+    return NightReport(**{**shared, **fields})
+
+
 def quiet_night(
     base: Basics,
     mined: Any,
@@ -70,27 +100,7 @@ def quiet_night(
     *,
     history: tuple[Mapping[str, Any], ...] = (),
 ) -> NightReport:
-    return NightReport(
-        night_id=base.night_id,
-        project=base.project,
-        started_at=base.started_at,
-        finished_at=_now(),
-        dry_run=base.dry_run,
-        outcome=outcome,
-        message=message,
-        sessions=base.sessions,
-        requests=base.requests,
-        tasks=len(mined.tasks) if mined is not None else 0,
-        families=family_views(mined) if mined is not None else (),
-        changes=(),
-        edits=(),
-        held_out=None,
-        usage=Usage(),
-        stage_seconds={k: round(v, 4) for k, v in timings.items()},
-        embedder=base.embedder,
-        backends=dict(base.backends),
-        history=history,
-    )
+    return _report(base, mined, timings, history, outcome=outcome, message=message)
 
 
 def _edits(runs: Sequence[TargetRun]) -> tuple[EditView, ...]:
@@ -197,17 +207,13 @@ def full_night(
     if base.dry_run:
         outcome = "dry run"
         message = f"dry run: {message}; nothing staged"
-    return NightReport(
-        night_id=base.night_id,
-        project=base.project,
-        started_at=base.started_at,
-        finished_at=_now(),
-        dry_run=base.dry_run,
+    return _report(
+        base,
+        mined,
+        timings,
+        history,
         outcome=outcome,
         message=message,
-        sessions=base.sessions,
-        requests=base.requests,
-        tasks=len(mined.tasks),
         families=family_views(mined, routes),
         changes=changes,
         edits=edits,
@@ -218,10 +224,6 @@ def full_night(
             output_tokens=totals.output_tokens,
             cost_usd=round(totals.cost_usd, 6),
         ),
-        stage_seconds={k: round(v, 4) for k, v in timings.items()},
-        embedder=base.embedder,
-        backends=dict(base.backends),
-        history=history,
     )
 
 
