@@ -42,6 +42,21 @@ if [ "$dev" = 1 ]; then
   else
     echo "bootstrap: npm not found; harness CLI integration tests will skip" >&2
   fi
+  # The HTML report test drives Debian's headless Chromium; install it only where that needs no
+  # password prompt (root, or sudo that works non-interactively).
+  if ! command -v chromium >/dev/null 2>&1; then
+    as_root=""
+    if [ "$(id -u)" = 0 ]; then as_root="env"
+    elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then as_root="sudo -n env"
+    fi
+    if [ -n "$as_root" ] && command -v apt-get >/dev/null 2>&1; then
+      { $as_root apt-get update -qq &&
+        $as_root DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } \
+        >/dev/null 2>&1 || echo "bootstrap: could not install chromium; the HTML report test will skip" >&2
+    else
+      echo "bootstrap: chromium not found (install Debian's chromium package as root); the HTML report test will skip" >&2
+    fi
+  fi
 else
   pip install --quiet --disable-pip-version-check -e .
 fi
