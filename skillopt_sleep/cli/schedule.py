@@ -85,15 +85,29 @@ def _settings(
 @handle_errors
 @with_profile()
 def schedule_command(
-    project: Path | None = PROJECT, at: str | None = AT, as_json: bool = JSON, **profile: Any
+    project: Path | None = PROJECT,
+    at: str | None = AT,
+    as_json: bool = JSON,
+    show: bool = typer.Option(
+        False, "--print", help="Show the entry that would be written; change nothing."
+    ),
+    **profile: Any,
 ) -> None:
     """Run a night every day at --at: a cron line (Linux), a launchd agent (macOS) or a
     scheduled task (Windows), with these flags and today's PATH. Re-running replaces it."""
-    from skillopt_sleep.schedule import install_schedule, schedule_info
+    from skillopt_sleep.schedule import install_schedule, preview_schedule, schedule_info
 
     when = _at(at)
     root = _project(project)
     when, _ = _settings(root, when, profile)
+    if show:
+        host = _host()
+        text = preview_schedule(root, when, profile_args(profile), host=host)
+        if as_json:
+            emit_json({"kind": host.kind, "at": str(when), "entry": text})
+        else:
+            typer.echo(text, nl=False)
+        return
     install_schedule(root, when, profile_args(profile), host=_host())
     info = schedule_info(root)
     if as_json:

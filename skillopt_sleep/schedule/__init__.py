@@ -22,6 +22,7 @@ from skillopt_sleep.schedule.install import (
     Removal,
     install_schedule,
     platform_family,
+    preview_schedule,
     remove_schedule,
 )
 from skillopt_sleep.schedule.record import ScheduleRecord
@@ -43,6 +44,7 @@ __all__ = [
     "next_run",
     "parse_at",
     "platform_family",
+    "preview_schedule",
     "remove_schedule",
     "schedule_info",
 ]

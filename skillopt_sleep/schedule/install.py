@@ -13,6 +13,8 @@ label, ``schtasks /F``); it never adds a second one.
 from __future__ import annotations
 
 import os
+import shlex
+import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -110,6 +112,37 @@ def install_schedule(
     )
     write_record(files.record, record)
     return record
+
+
+def preview_schedule(
+    project: str | os.PathLike[str],
+    at: DailyTime | str,
+    profile: Sequence[str] = (),
+    *,
+    host: Host | None = None,
+    interpreter: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> str:
+    """What :func:`install_schedule` would write on ``host``, as text; nothing is changed."""
+    host = host or Host.current()
+    when = parse_at(at) if isinstance(at, str) else at
+    files = ScheduleFiles.for_project(project)
+    entry = build_entry(
+        project, when, profile, files=files, interpreter=interpreter, environ=environ
+    )
+    if host.kind == "launchd":
+        plist = launchd.plist_path(host.home, entry.key)
+        return (
+            f"# {plist}\n{launchd.plist_bytes(entry).decode('utf-8')}"
+            f"# then: {shlex.join(launchd.bootstrap_argv(host.uid, plist))}\n"
+        )
+    if host.kind == "schtasks":
+        script = str(files.windows_script)
+        create = subprocess.list2cmdline(windows.create_argv(entry, script))
+        return (
+            f"rem {script}\n{windows.script_text(entry).replace(chr(13), '')}rem then: {create}\n"
+        )
+    return cron.cron_block(entry)
 
 
 def remove_schedule(project: str | os.PathLike[str], *, host: Host | None = None) -> Removal:

@@ -147,3 +147,30 @@ def test_python_dash_m_runs_the_cli(project: Path) -> None:
     )
     assert out.returncode == 2
     assert "not a time of day" in out.stderr
+
+
+@pytest.mark.parametrize(
+    ("platform", "expect"),
+    [
+        ("linux", "17 3 * * * "),
+        ("darwin", "<key>StartCalendarInterval</key>"),
+        ("win32", "/SC DAILY"),
+    ],
+)
+def test_print_shows_the_entry_and_changes_nothing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, project: Path, platform: str, expect: str
+) -> None:
+    from skillopt_sleep.schedule import ScheduleFiles
+
+    fake_os = FakeOS(crontab="0 0 * * * other\n")
+    monkeypatch.setattr(
+        "skillopt_sleep.cli.schedule._host", lambda: host(platform, fake_os, tmp_path / "home")
+    )
+    result = CliRunner().invoke(
+        app, ["schedule", "-p", str(project), "--at", "03:17", "--target", "mock", "--print"]
+    )
+    assert result.exit_code == 0, result.output
+    assert expect in result.stdout and "--target" in result.stdout
+    assert fake_os.calls == [] and fake_os.crontab == "0 0 * * * other\n"
+    assert not ScheduleFiles.for_project(project).record.exists()
+    assert not (tmp_path / "home").exists()
