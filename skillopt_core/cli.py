@@ -8,6 +8,7 @@ Commands are thin: :mod:`skillopt_core.training` does the work and raises errors
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -199,7 +200,7 @@ def _run_training(request: Any, train_config: Any, as_json: bool) -> None:
     from skillopt_core._train_view import render_summary, step_progress
     from skillopt_core.training import run_training, summary_json
 
-    with step_progress(enabled=not as_json) as on_step:
+    with step_progress(enabled=not as_json and sys.stderr.isatty()) as on_step:
         summary = run_training(request, train_config, on_step)
     if as_json:
         typer.echo(json.dumps(summary_json(summary), indent=2))

@@ -238,3 +238,38 @@ def test_ledger_writes_a_json_report(tmp_path: Path) -> None:
     roles.ledger.write_json(tmp_path / "ledger.json")
     data = json.loads((tmp_path / "ledger.json").read_text())
     assert data["totals"]["calls"] == 1 and data["calls"][0]["purpose"] == "ping"
+
+
+def _call(ledger: Ledger, purpose: str = "rollout") -> None:
+    reservation = ledger.reserve(CallEstimate(10, 5))
+    ledger.settle(reservation, CallRecord("target", "mock", "m", purpose, 10, 5))
+
+
+def test_a_journaled_ledger_continues_the_runs_spend(tmp_path: Path) -> None:
+    journal = tmp_path / "run" / "ledger.jsonl"
+    first = Ledger(Budget(max_calls=3), journal=journal)
+    _call(first)
+    _call(first)
+    second = Ledger(Budget(max_calls=3), journal=journal)
+    assert second.carried.calls == 2 and second.totals.total_tokens == 30
+    _call(second)
+    with pytest.raises(BudgetExceeded, match="call budget of 3"):
+        _call(second)
+    assert len(Ledger(journal=journal).records) == 3
+
+
+def test_a_torn_last_journal_line_is_cut_and_a_damaged_one_refused(tmp_path: Path) -> None:
+    from skillopt_core.errors import StorageError
+
+    journal = tmp_path / "ledger.jsonl"
+    _call(Ledger(journal=journal))
+    with journal.open("a") as handle:
+        handle.write('{"role": "tar')  # a kill in the middle of an append
+    resumed = Ledger(journal=journal)
+    assert resumed.totals.calls == 1
+    _call(resumed)
+    assert Ledger(journal=journal).totals.calls == 2
+    journal.write_text("garbage\n" + journal.read_text())
+    with pytest.raises(StorageError, match="damaged at line 1") as caught:
+        Ledger(journal=journal)
+    assert "--out-root" in caught.value.hint

@@ -15,7 +15,9 @@ from skillopt_core.backends import (
 )
 from skillopt_core.backends.runtime import Roles
 from skillopt_core.config import ConfigError, TrainConfig
+from skillopt_core.envs.base import items_digest
 from skillopt_core.envs.qa import QAEnvironment
+from skillopt_core.errors import NoEvidenceError
 from skillopt_core.optim.trainer import Trainer
 from skillopt_core.rundir import RunDir
 
@@ -184,3 +186,57 @@ def test_a_budget_stopped_run_resumes_when_rerun_with_more_budget(tmp_path: Path
     state = json.loads((tmp_path / "runtime_state.json").read_text())
     assert state["stopped_reason"] == ""
     assert state["next_step"] == finished.total_steps
+
+
+class Chatty:
+    """An optimizer that answers every reflection with prose, never with JSON edits."""
+
+    name, model = "chatty", "c-1"
+
+    def __init__(self) -> None:
+        self.inner = create_backend("mock")
+        self.reflections = 0
+
+    def complete(self, request: CompletionRequest) -> Completion:
+        if request.purpose == "reflect":
+            self.reflections += 1
+            return Completion(text="Sure! I think the skill looks great as it is.")
+        return self.inner.complete(request)
+
+    def health_check(self) -> None:
+        return None
+
+
+def test_an_optimizer_that_never_answers_usably_stops_the_run(tmp_path: Path) -> None:
+    chatty = Chatty()
+    trainer = Trainer(
+        FAST,
+        QAEnvironment(TOY),
+        Roles(chatty, create_backend("mock")),
+        RunDir(tmp_path),
+        SEED_SKILL,
+    )
+    result = trainer.fit()
+    assert isinstance(result.stop_error, NoEvidenceError) and result.stop_error.exit_code == 7
+    assert result.stopped_reason.startswith("no usable edits: the optimizer chatty:c-1")
+    assert len(result.history) == 1, "stopped after the first step instead of all four"
+    assert result.history[0]["minibatches"] == len(result.history[0]["dropped_minibatches"])
+    state = json.loads((tmp_path / "runtime_state.json").read_text())
+    assert state["stopped_reason"] == result.stopped_reason
+
+
+def test_a_budget_stop_carries_its_error(tmp_path: Path) -> None:
+    shared = Budgeted(create_backend("mock"), 200)
+    trainer = Trainer(FAST, QAEnvironment(TOY), Roles(shared, shared), RunDir(tmp_path), SEED_SKILL)
+    result = trainer.fit()
+    assert isinstance(result.stop_error, BudgetExceeded) and result.stop_error.exit_code == 4
+
+
+def test_resuming_on_other_data_is_refused(tmp_path: Path) -> None:
+    env = QAEnvironment(TOY)
+    one = replace(FAST, epochs=1)
+    Trainer(one, env, mock_roles(), RunDir(tmp_path), SEED_SKILL, data_identity="a").fit()
+    with pytest.raises(ConfigError, match="different items"):
+        Trainer(one, env, mock_roles(), RunDir(tmp_path), SEED_SKILL, data_identity="b")
+    Trainer(one, env, mock_roles(), RunDir(tmp_path), SEED_SKILL)  # no identity: not checked
+    assert items_digest(env) == items_digest(QAEnvironment(TOY))
