@@ -47,6 +47,7 @@ def _create(spec: BackendSpec, options: Mapping[str, Any]) -> MockBackend:
         seed=int(options.get("seed", 0)),
         wrong_rate=float(options.get("wrong_rate", 0.25)),
         malformed_rate=float(options.get("malformed_rate", 0.08)),
+        profile=str(options.get("profile", "")),
     )
     return MockBackend(spec.model, settings)
 

@@ -12,13 +12,15 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from skillopt_core.backends._protocol import CompletionRequest
+from skillopt_core.backends.mock.meaning import carries, head, paraphrase, read_line
 from skillopt_core.backends.mock.world import (
     HARMFUL_GUIDANCE,
     QA_RULES,
     Rule,
     diagnose,
-    first_unaddressed_need,
     harmful_in,
+    needs_in,
+    normalise,
     rule_by_name,
     stable_fraction,
 )
@@ -33,14 +35,23 @@ NOISE_RATE = 0.04
 
 
 class MockSettings:
-    """Knobs of the simulated world (seeded, so runs are reproducible)."""
+    """Knobs of the simulated world (seeded, so runs are reproducible).
+
+    ``profile`` names a simulated target model with its own weaknesses ("" = weak at everything;
+    see the replay world in ``skillopt_sleep.replay.mock``), so a skill's transfer is measurable.
+    """
 
     def __init__(
-        self, seed: int = 0, wrong_rate: float = 0.25, malformed_rate: float = 0.08
+        self,
+        seed: int = 0,
+        wrong_rate: float = 0.25,
+        malformed_rate: float = 0.08,
+        profile: str = "",
     ) -> None:
         self.seed = seed
         self.wrong_rate = wrong_rate
         self.malformed_rate = malformed_rate
+        self.profile = profile
 
 
 def _skill_of(request: CompletionRequest) -> str:
@@ -100,6 +111,66 @@ def _misjudged_edit(skill: str, diagnosed: Rule | None, pick: float) -> dict[str
     }
 
 
+IRRELEVANT_NIGHT_GUIDANCE = "Prefer British spelling in prose."
+"""A rule no task asks for: harmless, and the gate sees no gain in it."""
+
+
+def _unaddressed_need(reason: str, skill: str) -> str:
+    """The first need the judge names that the skill does not carry yet, verbatim or reworded."""
+    text = normalise(skill)
+    return next(
+        (n for n in needs_in(reason) if normalise(n) not in text and not carries(skill, n)), ""
+    )
+
+
+def _opposite(guidance: str) -> str:
+    """An instruction that says the opposite of ``guidance``'s instruction."""
+    text = guidance.strip().rstrip(".")
+    if read_line(guidance).negative:
+        rest = text.split(" ", 1)[-1]
+        return (
+            f"It is fine to {rest[:1].lower()}{rest[1:]}; strict rules here only slow things down"
+        )
+    return f"Never {text[:1].lower()}{text[1:]}; it clutters the answer"
+
+
+def _misjudged_night_edit(
+    skill: str, hint: str, others: Sequence[str], pick: float
+) -> dict[str, str]:
+    """A plausible but wrong proposal for a replayed task: too broad, contradicting another
+    family's requirement, deleting a learned line, or irrelevant."""
+    rival = [n for n in others if read_line(n).concepts != read_line(hint).concepts]
+    learned = [line for line in skill.splitlines() if line.startswith("- ")]
+    if pick < 0.35 or (pick < 0.7 and not rival):
+        return {
+            "op": "add",
+            "anchor": "",
+            "content": f"- In every answer, whatever the request: {head(hint).rstrip('.')}.",
+            "rationale": "this requirement seems to matter everywhere",
+        }
+    if pick < 0.7:
+        other = rival[int(pick * 1000) % len(rival)]
+        return {
+            "op": "add",
+            "anchor": "",
+            "content": f"- {_opposite(other)}.",
+            "rationale": "answers look cluttered",
+        }
+    if pick < 0.85 and learned:
+        return {
+            "op": "delete",
+            "anchor": learned[int(pick * 1000) % len(learned)].strip(),
+            "content": "",
+            "rationale": "looks redundant",
+        }
+    return {
+        "op": "add",
+        "anchor": "",
+        "content": f"- {IRRELEVANT_NIGHT_GUIDANCE}",
+        "rationale": "may be related",
+    }
+
+
 def _render_json(payload: Mapping[str, Any], malformed: bool) -> str:
     text = json.dumps(payload, indent=2)
     if malformed:  # near-JSON a real model also produces: fenced, with a trailing comma
@@ -116,12 +187,20 @@ def propose_edits(request: CompletionRequest, settings: MockSettings) -> str:
     salt = (settings.seed, meta.get("step"), meta.get("minibatch"), meta.get("reask", 0))
     edits: list[dict[str, str]] = []
     if meta.get("kind", "failure") == "failure":
-        for case in meta.get("cases", []):
+        cases = meta.get("cases", [])
+        named = [n for case in cases for n in needs_in(str(case.get("reason", "")))]
+        for case in cases:
             expected = str((case.get("expected") or [""])[0])
             rule = diagnose(str(case.get("response", "")), expected)
-            hint = "" if rule is not None else first_unaddressed_need(case.get("reason", ""), skill)
-            roll = stable_fraction(*salt, case.get("item_id"), "judgement")
-            if roll < settings.wrong_rate:
+            hint = "" if rule is not None else _unaddressed_need(case.get("reason", ""), skill)
+            night = bool(needs_in(str(case.get("reason", ""))))  # a replayed task, not a QA item
+            case_salt = (*salt, case.get("item_id"), skill if night else "")
+            roll = stable_fraction(*case_salt, "judgement")
+            if roll < settings.wrong_rate and hint:
+                proposal = _misjudged_night_edit(
+                    skill, hint, named, stable_fraction(*case_salt, "pick")
+                )
+            elif roll < settings.wrong_rate and not night:
                 proposal = _misjudged_edit(
                     skill, rule, stable_fraction(*salt, case.get("item_id"), "pick")
                 )
@@ -129,7 +208,7 @@ def propose_edits(request: CompletionRequest, settings: MockSettings) -> str:
                 proposal = {
                     "op": "add",
                     "anchor": "",
-                    "content": f"- {hint}",
+                    "content": paraphrase(f"- {hint}", *case_salt, "wording"),
                     "rationale": f"the judge says what was missing: {case.get('reason', '')}"[:200],
                 }
             elif rule is None or rule.addressed_by(skill):

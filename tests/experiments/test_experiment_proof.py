@@ -1,0 +1,27 @@
+"""The proof through the whole pipeline on one persona (one seed; the full sweep is a script)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from experiments.proof import ExperimentSpec, run
+from experiments.run_experiment import main
+
+
+def test_assert_improves_passes_on_the_researcher(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "result.json"
+    assert main(["--persona", "researcher", "--assert-improves", "--json", str(out)]) == 0
+    assert "PROOF HOLDS" in capsys.readouterr().out
+    (result,) = json.loads(out.read_text())
+    assert result["final"] > result["baseline"] and result["ci_low"] > 0
+    harmful = [e for e in result["edits"] if e["harm"] and not e["accepted"]]
+    assert harmful and all(e["delta"] < 0 for e in harmful)
+    assert not [e for e in result["edits"] if e["harm"] and e["accepted"]]
+
+
+def test_a_run_is_deterministic_for_a_seed() -> None:
+    spec = ExperimentSpec(persona="researcher", seed=3, nights=1)
+    first, second = run(spec), run(spec)
+    assert first.calls > 0 and first.tokens > 0
+    assert (first.final, first.edits, first.skills) == (second.final, second.edits, second.skills)
