@@ -70,7 +70,7 @@ def refresh_harvest(project: Path, config: Any) -> Mapping[str, Any] | None:
     return {"sessions": len(result.sessions)}
 
 
-@dataclass
+@dataclass(frozen=True)
 class NightJob:
     """The scheduled job. Never raises: a failed night is reported and the next one still runs."""
 
@@ -152,7 +152,7 @@ def warm_once(
     return True
 
 
-@dataclass
+@dataclass(frozen=True)
 class Daemon:
     """The daemon's parts. :meth:`serve` runs until ``stop`` is set (by a signal or a test)."""
 
