@@ -82,7 +82,12 @@ def status_table(status: Any) -> None:
         )
     )
     console.print(
-        "backends: " + ", ".join(f"{k}={escape(v or '-')}" for k, v in status.backends.items())
+        "backends: "
+        + ", ".join(
+            f"{k}={escape(v or '-')}"
+            + (f" ({escape(status.health[k])})" if k in status.health else "")
+            for k, v in status.backends.items()
+        )
     )
     if status.archive:
         console.print(

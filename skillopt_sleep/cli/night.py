@@ -65,11 +65,17 @@ def dry_run_command(project: Path | None = PROJECT, as_json: bool = JSON, **prof
 
 @app.command("status")
 @handle_errors
-def status_command(project: Path | None = PROJECT, as_json: bool = JSON) -> None:
+def status_command(
+    project: Path | None = PROJECT,
+    as_json: bool = JSON,
+    check: bool = typer.Option(
+        False, "--check-backends", help="Also health-check each configured backend (slower)."
+    ),
+) -> None:
     """The last nights, pending proposals, the schedule, backends and the archive (fast)."""
     from skillopt_sleep.engine import status
 
-    result = status(project_root(project))
+    result = status(project_root(project), check_backends=check)
     if as_json:
         emit_json(result)
         return

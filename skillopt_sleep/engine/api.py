@@ -53,9 +53,29 @@ def report_path(project: PathLike, proposal: str | None = None, kind: str = "md"
     return path
 
 
-def status(project: PathLike, *, limit: int = 10) -> Status:
+def backend_health(config: Any) -> dict[str, str]:
+    """``{role: "ok" | what is wrong}`` for each configured backend (a health check each: a
+    ping for API backends, a version probe for harness CLIs). No budget is spent on tasks."""
+    from skillopt_core.backends import BackendError, create_backend
+    from skillopt_core.backends.runtime import role_options
+
+    out: dict[str, str] = {}
+    for role in ("optimizer", "target", "judge"):
+        spec = getattr(config.backends, role)
+        if not spec:
+            continue
+        try:
+            create_backend(spec, role_options(config.backends.options, role)).health_check()
+            out[role] = "ok"
+        except (BackendError, ValueError) as exc:
+            out[role] = str(exc)
+    return out
+
+
+def status(project: PathLike, *, limit: int = 10, check_backends: bool = False) -> Status:
     """What the last nights did, pending proposals, the schedule, the archive. Fast: reads only
-    small state files (no model, no torch, no harvest)."""
+    small state files (no model, no torch, no harvest) unless ``check_backends`` asks for a
+    health check of each configured backend."""
     state = ProjectState(project)
     nights = tuple(
         NightSummary(
@@ -90,6 +110,7 @@ def status(project: PathLike, *, limit: int = 10) -> Status:
         },
         archive=_archive_counts(state),
         running={"pid": running} if running else None,
+        health=backend_health(config) if check_backends else {},
     )
 
 

@@ -100,3 +100,14 @@ def test_status_is_light(tmp_path: Path) -> None:
         env={"SKILLOPT_SLEEP_HOME": str(tmp_path / "s"), "PATH": "/usr/bin:/bin"},
     )
     assert out.stdout.strip() == ""
+
+
+def test_status_can_check_backend_health(world: World, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("SKILLOPT_SLEEP_BACKENDS_TARGET", "openai:m")
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens there
+    monkeypatch.setenv("SKILLOPT_SLEEP_BACKENDS_OPTIONS", "{max_retries = 0, timeout = 5}")
+    code, out, _ = _invoke("status", "-p", str(world.webapp), "--check-backends", "--json")
+    health = json.loads(out)["health"]
+    assert code == 0 and health["optimizer"] == "ok"
+    assert "connection failed" in health["target"] and "fix:" in health["target"]
