@@ -15,7 +15,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from skillopt_sleep.stage import _text as t
-from skillopt_sleep.stage._charts import Series, legend, line_chart
+from skillopt_sleep.stage._figures import charts_section
 from skillopt_sleep.stage._style import CSS
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ def _header(report: NightReport) -> str:
         f'<header><p class="kicker">SkillOpt-Sleep · nightly report{_e(mode)}</p>'
         f"<h1>Night {_e(report.night_id)}</h1>"
         f'<p class="meta"><span>Project <code>{_e(report.project)}</code></span> '
-        f"<span>{_e(report.started_at)} → {_e(report.finished_at)}</span> "
+        f"<span>{_e(t.ran(report.started_at, report.finished_at))}</span> "
         f"<span>{_e(t.plural(report.sessions, 'session'))}, "
         f"{_e(t.plural(report.requests, 'request'))}, {_e(t.plural(report.tasks, 'task'))}</span>"
         f"</p></header>"
@@ -117,82 +117,6 @@ def _validation(changes: Sequence[SkillChange]) -> str:
         f"<th>Change</th><th>Tasks</th></tr></thead><tbody>{''.join(rows)}"
         "</tbody></table></div></section>"
     )
-
-
-def _steps_figure(index: int, change: SkillChange | None) -> str:
-    rows = t.step_rows(change.steps) if change is not None else []
-    labels = [f"step {r.step}" for r in rows]
-    marks = ["accepted" if r.accepted else "rejected" for r in rows]
-    notes = [r.decision for r in rows]
-    name = t.skill_label(change.path) if change is not None else "no file changed"
-    svg = line_chart(
-        chart_id=f"chart-steps-{index}",
-        title=f"Score across tonight's steps: {name}",
-        x_title="Step",
-        labels=labels,
-        series=[
-            Series("training batch", "s-train", [r.train for r in rows]),
-            Series("validation, current skill", "s-current", [r.current for r in rows]),
-            Series(
-                "validation, candidate", "s-cand", [r.candidate for r in rows], False, marks, notes
-            ),
-        ],
-        empty="no optimizer steps tonight",
-    )
-    keys = legend(
-        [
-            ("s-train", "training batch"),
-            ("s-current", "validation, current skill"),
-            ("s-cand accepted", "candidate accepted"),
-            ("s-cand rejected", "candidate rejected"),
-        ]
-    )
-    table = ""
-    if rows:
-        body = "".join(
-            f'<tr><td class="num">{r.step}</td><td class="num">{_e(t.pct(r.train))}</td>'
-            f'<td class="num">{_e(t.pct(r.current))}</td>'
-            f'<td class="num">{_e(t.pct(r.candidate))}</td><td>{_e(r.decision or "—")}</td></tr>'
-            for r in rows
-        )
-        table = (
-            '<details><summary>Numbers</summary><div class="table-wrap"><table><thead><tr>'
-            "<th>Step</th><th>Train</th><th>Current</th><th>Candidate</th><th>Decision</th>"
-            f"</tr></thead><tbody>{body}</tbody></table></div></details>"
-        )
-    return (
-        f'<figure class="chart-box"><figcaption>Score across tonight\'s steps · '
-        f'<span title="{_e(change.path if change else "")}">{_e(name)}</span></figcaption>'
-        f"{svg}{keys}{table}</figure>"
-    )
-
-
-def _nights_figure(report: NightReport) -> str:
-    points = t.night_points(report)
-    labels = [t.night_label(p.night_id) for p in points]
-    svg = line_chart(
-        chart_id="chart-nights",
-        title="Held-out score across nights",
-        x_title="Night",
-        labels=labels,
-        series=[
-            Series("before", "s-before", [p.before for p in points]),
-            Series("after", "s-after", [p.after for p in points]),
-        ],
-        empty="no held-out tasks yet",
-        bold=len(points) - 1,
-    )
-    keys = legend([("s-before", "before the night's edits"), ("s-after", "after")])
-    return (
-        '<figure class="chart-box"><figcaption>Held-out score across nights '
-        f'<span class="muted">(last label: tonight)</span></figcaption>{svg}{keys}</figure>'
-    )
-
-
-def _charts(report: NightReport) -> str:
-    changes: Sequence[SkillChange | None] = report.changes or (None,)
-    figures = [_steps_figure(i, c) for i, c in enumerate(changes)] + [_nights_figure(report)]
-    return f'<section id="charts"><h2>Charts</h2><div class="charts">{"".join(figures)}</div></section>'
 
 
 def _family(family: FamilyView) -> str:
@@ -321,7 +245,7 @@ def render(report: NightReport, diff: str) -> str:
             _header(report),
             _held_out(report),
             _validation(report.changes),
-            _charts(report),
+            charts_section(report),
             _families(report.families),
             _edits(report),
             _usage(report),

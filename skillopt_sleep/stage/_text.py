@@ -11,6 +11,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
@@ -89,6 +90,28 @@ def skill_label(path: str) -> str:
         return "not routed"
     parts = PurePath(path).parts
     return "/".join(parts[-2:]) if parts and parts[-1] == "SKILL.md" else parts[-1]
+
+
+def _moment(text: str) -> datetime | None:
+    try:  # Python 3.10's fromisoformat does not take a "Z" suffix
+        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def ran(started: str, finished: str) -> str:
+    """When the night ran, in UTC to the second, and how long it took ("… UTC, took 4 min 2 s")."""
+    start, end = _moment(started), _moment(finished)
+    if start is None:
+        return f"{started} → {finished}" if finished else started
+    text = start.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    if end is None:
+        return text
+    seconds = max(0, round((end - start).total_seconds()))
+    minutes, rest = divmod(seconds, 60)
+    took = f"{minutes} min {rest} s" if minutes else f"{rest} s"
+    return f"{text}, took {took}"
 
 
 def gate_note(change: SkillChange) -> str:

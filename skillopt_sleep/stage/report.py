@@ -72,7 +72,7 @@ def _summary(report: NightReport) -> list[str]:
         f"# SkillOpt-Sleep night {_md(report.night_id)}{mode}",
         "",
         f"Project: {_code(report.project)}  ",
-        f"Ran: {_md(report.started_at)} → {_md(report.finished_at)}  ",
+        f"Ran: {_md(t.ran(report.started_at, report.finished_at))}  ",
         f"Read: {t.plural(report.sessions, 'session')}, {t.plural(report.requests, 'request')}, "
         f"{t.plural(report.tasks, 'task')} · outcome: **{_md(report.outcome)}**",
         "",

@@ -329,3 +329,11 @@ def test_axis_labels_stay_inside_and_never_overlap(steps: int, nights: int) -> N
         assert spans, chart_id
         assert all(a >= 0 and b <= WIDTH for a, b in spans), (chart_id, spans)
         assert all(b1 <= a2 for (_, b1), (a2, _) in itertools.pairwise(spans)), (chart_id, spans)
+
+
+def test_when_the_night_ran_is_readable() -> None:
+    report = staged_night()
+    for text in (render_markdown(report, DIFF), render_html(report, DIFF)):
+        assert "2026-11-23 03:17:00 UTC, took 4 min 42 s" in text
+    odd = replace(report, started_at="not a time", finished_at="")
+    assert "not a time" in render_markdown(odd, DIFF)
