@@ -96,19 +96,20 @@ def _validation(changes: Sequence[SkillChange]) -> str:
         )
     rows = []
     for c in changes:
-        gate = (
-            f'<br><small class="warn"><b>{_e(t.gate_note(c).capitalize())}.</b></small>'
-            if c.gate_split == "train"
-            else f'<br><small class="muted">{_e(t.gate_note(c).capitalize())}.</small>'
-        )
+        note = f"{t.gate_note(c).capitalize()}."
+        gate = f"<b>{_e(note)}</b>" if c.gate_split == "train" else _e(note)
         new = " " + _badge("new file", "neutral") if c.created else ""
         rows.append(
-            f'<tr><td class="path" title="{_e(c.path)}">{_e(t.skill_label(c.path))}{new}'
-            f'<br><small class="muted">{_e(c.kind)} · {_e(t.plural(c.accepted_edits, "accepted edit"))}'
-            f'</small>{gate}</td><td class="num">{_e(t.pct(c.val_before))}</td>'
+            f'<tr class="has-note"><td class="path" title="{_e(c.path)}">'
+            f'{_e(t.skill_label(c.path))}{new}<br><small class="muted">{_e(c.kind)} · '
+            f"{_e(t.plural(c.accepted_edits, 'accepted edit'))}</small></td>"
+            f'<td class="num">{_e(t.pct(c.val_before))}</td>'
             f'<td class="num">{_e(t.pct(c.val_after))}</td>'
             f'<td class="num">{_e(t.pts(c.val_after - c.val_before))}</td>'
             f'<td class="num">{c.val_tasks}</td></tr>'
+            # the gate note gets the full width, so it stays readable on a phone
+            f'<tr class="note {"warn" if c.gate_split == "train" else "muted"}">'
+            f'<td colspan="5"><small>{gate}</small></td></tr>'
         )
     return (
         '<section id="validation"><h2>Validation (the gate)</h2>'

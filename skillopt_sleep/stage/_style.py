@@ -53,6 +53,8 @@ th,td{text-align:left;padding:6px 8px;border-bottom:1px solid var(--line);vertic
 th{font-size:.8rem;color:var(--muted);font-weight:600}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.path{overflow-wrap:anywhere;min-width:9em}
+tr.has-note td{border-bottom:0;padding-bottom:0}
+tr.note td{padding-top:2px}
 .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,440px),1fr));gap:16px}
 .chart-box{margin:0;padding:12px;border:1px solid var(--line);border-radius:8px;min-width:0}
 .chart-box figcaption{font-weight:600;margin-bottom:6px;overflow-wrap:anywhere}
