@@ -251,8 +251,8 @@ def test_rendering_is_deterministic() -> None:
     assert render_markdown(report, DIFF) == render_markdown(report, DIFF)
 
 
-def test_renders_the_report_as_stored_in_report_json() -> None:
-    """The lead writes report.json with to_jsonable; nothing in the record may break that."""
+def test_the_sample_reports_are_json_ready() -> None:
+    """report.json is written with to_jsonable: the records these tests render must convert."""
     assert '"night_id": "20261123-031700"' in dumps(staged_night(), indent=2)
 
 
