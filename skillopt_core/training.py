@@ -186,13 +186,8 @@ def _train_locked(
     seed_skill: str,
     on_step: StepCallback | None,
 ) -> TrainingSummary:
-    def step_done(record: dict[str, Any]) -> None:
-        roles.ledger.write_json(run_dir.root / "ledger.json")
-        if on_step is not None:
-            on_step(record)
-
     trainer = Trainer(
-        config, env, roles, run_dir, seed_skill, on_step=step_done, data_identity=items_digest(env)
+        config, env, roles, run_dir, seed_skill, on_step=on_step, data_identity=items_digest(env)
     )
     try:
         result = trainer.fit()

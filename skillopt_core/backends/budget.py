@@ -18,6 +18,7 @@ from typing import Any
 from skillopt_core.backends._protocol import BudgetExceeded, CompletionRequest
 from skillopt_core.backends.journal import CallRecord, append_journal, read_journal
 from skillopt_core.backends.pricing import Price
+from skillopt_core.rundir import atomic_write_json
 
 CHARS_PER_TOKEN_BOUND = 3
 """English averages about four characters per token; three keeps the estimate an upper bound."""
@@ -199,7 +200,4 @@ class Ledger:
     def write_json(self, path: Path, extra: Mapping[str, Any] | None = None) -> None:
         """Write the summary and every call record (for the run directory / nightly report)."""
         payload = {**self.summary(), "calls": [asdict(r) for r in self.records], **(extra or {})}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(json.dumps(payload, indent=2), encoding="utf-8")
-        tmp.replace(path)
+        atomic_write_json(path, payload)
