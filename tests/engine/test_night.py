@@ -132,3 +132,13 @@ def test_tonight_is_sized_to_the_call_budget(world: World) -> None:
     assert 0 < report.usage.calls <= 25
     with pytest.raises(UsageError, match=r"budget\.max_calls=3"):
         _night(world, world.reading, **{"budget.max_calls": 3})
+
+
+def test_memory_file_on_request(world: World) -> None:
+    memory = world.webapp / "CLAUDE.md"
+    memory.write_bytes(b"# Webapp\n\nUse make test.\n")
+    report = _night(world, world.webapp, **{"night.memory": True})
+    assert [(c.path, c.kind) for c in report.changes] == [(str(memory), "memory")]
+    adopt(world.webapp)
+    text = memory.read_bytes()
+    assert text.startswith(b"# Webapp\n\nUse make test.\n") and OPEN.encode() in text
