@@ -116,7 +116,13 @@ def _harvest(
             sinks.append(JsonSink(None))
         try:
             run = HarvestRun(
-                root, sources, since, index, homes=homes, include_sidechains=include_sidechains
+                root,
+                sources,
+                since,
+                index,
+                homes=homes,
+                include_sidechains=include_sidechains,
+                record=commit,
             )
             with _progress(terminal(stderr=True), run):
                 for session in run:
@@ -131,8 +137,6 @@ def _harvest(
             raise
         if commit:
             index.commit()
-        else:
-            index.rollback()
         return run.stats
 
 

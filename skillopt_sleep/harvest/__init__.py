@@ -86,14 +86,13 @@ def harvest(
                     homes=homes,
                     include_sidechains=include_sidechains,
                     progress=progress,
+                    record=commit,
                 )
             except BaseException:
                 handle.rollback()
                 raise
             if commit:
                 handle.commit()
-            else:
-                handle.rollback()
             return result
     finally:
         if owned:

@@ -31,7 +31,7 @@ from skillopt_sleep.harvest._build import Draft, clean_path, draft, fingerprint
 from skillopt_sleep.harvest._events import FileState
 from skillopt_sleep.harvest._index import Delivered, FileRow, HarvestIndex, digest
 from skillopt_sleep.harvest._lines import continues, stat_id, unchanged
-from skillopt_sleep.harvest._reading import ReadJob, ReadOutcome, read_all
+from skillopt_sleep.harvest._reading import ReadJob, ReadOutcome, conclude, read_all, read_file
 from skillopt_sleep.harvest._registry import HarvestConfig, Source, Unreadable, select
 from skillopt_sleep.harvest._stats import HarvestStats, Tally
 from skillopt_sleep.records import Session
@@ -118,6 +118,7 @@ class _SourceRun:
     emitted: dict[str, tuple[int, ...]] = field(default_factory=dict)  # key -> its counts
     mtimes: dict[str, float] = field(default_factory=dict)
     rewritten: set[str] = field(default_factory=set)  # keys with a file rewritten in place
+    reads: dict[str, ReadJob] = field(default_factory=dict)  # fkey -> how it was read (no state)
 
 
 def _discover(source: Source, config: HarvestConfig, tally: Tally) -> dict[str, Path]:
@@ -141,7 +142,9 @@ class HarvestRun:
     """One harvest of a project: iterate for sessions; ``stats`` and ``first_new`` when done.
 
     Nothing is recorded in ``index`` until :meth:`HarvestIndex.commit` (the caller's decision,
-    made after the sessions are safely delivered).
+    made after the sessions are safely delivered). ``record=False``: a look that will never be
+    committed; it writes nothing at all, and holds no file's state past its read (a session
+    spread over several files is read again when a later file joins it).
     """
 
     def __init__(
@@ -155,8 +158,10 @@ class HarvestRun:
         include_sidechains: bool = False,
         progress: Progress | None = None,
         now: float | None = None,
+        record: bool = True,
     ) -> None:
         root = Path(project).expanduser().resolve()
+        self._record = record
         self._root = str(root)
         self._config = HarvestConfig(
             root,
@@ -180,7 +185,7 @@ class HarvestRun:
 
     def __iter__(self) -> Iterator[Session]:
         index, cutoff = self._index, self._cutoff
-        index.bind(self._root)
+        index.bind(self._root, record=self._record)
         runs: list[_SourceRun] = []
         for source in self._selected:
             tally = Tally(source.harness)
@@ -195,7 +200,7 @@ class HarvestRun:
                 self.progress(runs[number].source.name, done[number], len(runs[number].jobs))
 
         groups = [(r.source, r.jobs) for r in runs]
-        for number, outcome in read_all(groups, self._config, tick):
+        for number, outcome in read_all(groups, self._config, tick, keep_states=self._record):
             run = runs[number]
             built = self._take(run, outcome)
             if built is not None:
@@ -225,6 +230,8 @@ class HarvestRun:
         fkey, key = digest(str(job.path)), outcome.key
         row = FileRow(fkey, source.name, outcome.stamped, outcome.offset, key, outcome.scoped)
         index.put(row, job.state, outcome.packed)
+        run.reads[fkey] = ReadJob(job.path, job.fid, job.offset, FileState(), job.resumed)
+        job.state = FileState()  # stored, or to be read again: memory stays flat
         if not outcome.scoped:
             run.reasons.setdefault(key, "other project")
             return None
@@ -236,11 +243,21 @@ class HarvestRun:
         fkeys = [k for k in index.session_paths(source.name, key) if k in run.discovered]
         if fkeys == [fkey]:
             return outcome.alone
-        merged = [index.state(k) for k in fkeys]
+        merged = [self._state(run, k) for k in fkeys]
         if not any(source.project_dir(s) for s in merged):  # every file here is in scope
             return "no working directory recorded"
         files = [clean_path(str(run.discovered[k])) for k in fkeys]
         return draft(source.harness, key, clean_path(self._root), merged, files, run.mtimes[key])
+
+    def _state(self, run: _SourceRun, fkey: str) -> FileState:
+        """A file's sealed state: from the index, or read again (a read-only run keeps none)."""
+        if self._index.holds_state(fkey):
+            return self._index.state(fkey)
+        done = run.reads[fkey]
+        start = self._index.state(fkey) if done.resumed else FileState()  # the committed one
+        again = ReadJob(done.path, done.fid, done.offset, start, done.resumed)
+        conclude(run.source, read_file(run.source, again, self._config), self._config)
+        return again.state
 
     def _emit(self, run: _SourceRun, key: str, built: Draft | str) -> Session | None:
         """The session to yield for ``key`` now, if it holds anything new within the window."""
@@ -282,6 +299,7 @@ def run(
     include_sidechains: bool = False,
     progress: Progress | None = None,
     now: float | None = None,
+    record: bool = True,
 ) -> HarvestResult:
     """Every session of one run, collected (a later yield of a session supersedes an earlier),
     sorted by start time. Nothing is committed."""
@@ -294,6 +312,7 @@ def run(
         include_sidechains=include_sidechains,
         progress=progress,
         now=now,
+        record=record,
     )
     latest: dict[str, Session] = {}
     for session in harvest_run:

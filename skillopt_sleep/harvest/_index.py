@@ -10,12 +10,14 @@ grown file is finished from its new bytes alone. Per session it stores what was 
 number of turns and a fingerprint of the last one), so a session is emitted again only for what
 is new, whichever file it comes from (a Codex rollout moved to ``archived_sessions/`` is not new).
 
-A run never writes the index while it reads: what it would record goes to a private scratch
-database, copied into the index in one short transaction by :meth:`HarvestIndex.commit`. So a
-read-only run takes no write lock, a killed run leaves the previous checkpoint untouched, and the
-commit refuses (``BusyError``) when another run committed since this one planned. The file is
-0600 in a 0700 directory (SQLite gives its journal the same mode). A rollback journal, not WAL: a
-cold harvest writes tens of MB of fresh pages, which WAL would write twice.
+A recording run (one that may commit) writes its rows inside one transaction, opened at its first
+write after checking that no other run committed for the project since this one planned (else
+``BusyError``); :meth:`HarvestIndex.commit` ends it, a kill or :meth:`rollback` leaves the previous
+checkpoint untouched. A read-only run never writes: it keeps which file holds which session in
+memory and takes no write lock. Readers wait up to ``BUSY_TIMEOUT_S`` for a commit, then get a
+``BusyError`` (never a raw "database is locked"). The file is 0600 in a 0700 directory (SQLite
+gives its journal the same mode). A rollback journal, not WAL: a cold harvest writes tens of MB of
+fresh pages, which WAL would write twice.
 """
 
 from __future__ import annotations
@@ -61,23 +63,6 @@ CREATE TABLE IF NOT EXISTS delivered (
     turns INTEGER NOT NULL,
     last TEXT NOT NULL,
     PRIMARY KEY (project, source, session_key)
-);
-"""
-_SCRATCH = """
-CREATE TABLE files (
-    fkey TEXT PRIMARY KEY,
-    source TEXT NOT NULL,
-    dev INTEGER NOT NULL, ino INTEGER NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
-    head_len INTEGER NOT NULL, head_hash TEXT NOT NULL,
-    offset INTEGER NOT NULL,
-    session_key TEXT NOT NULL,
-    in_scope INTEGER NOT NULL,
-    state BLOB
-);
-CREATE INDEX files_by_session ON files (source, session_key);
-CREATE TABLE delivered (
-    source TEXT NOT NULL, session_key TEXT NOT NULL, turns INTEGER NOT NULL, last TEXT NOT NULL,
-    PRIMARY KEY (source, session_key)
 );
 """
 _COLUMNS = (
@@ -160,6 +145,12 @@ class HarvestIndex:
         self._where = str(location)
         self._project = ""
         self._generation = ""
+        self._record = True
+        self._writing = False
+        # session key -> in-scope path digests: committed (loaded with ``rows``) and this run's
+        self._committed: dict[tuple[str, str], set[str]] = {}
+        self._read: dict[str, tuple[str, str, bool]] = {}  # fkey -> (source, key, in scope)
+        self._by_key: dict[tuple[str, str], set[str]] = {}
         with _guarded(self._where):
             if isinstance(location, Path):
                 from skillopt_sleep.paths import private_dir, private_file
@@ -167,11 +158,6 @@ class HarvestIndex:
                 private_file(private_dir(location.parent) / location.name)
             self._db = sqlite3.connect(str(location), isolation_level=None, timeout=BUSY_TIMEOUT_S)
             self._setup()
-            self._scratch = sqlite3.connect("", isolation_level=None)  # private temp file
-            self._scratch.execute("PRAGMA journal_mode=OFF")
-            self._scratch.execute("PRAGMA synchronous=OFF")
-            self._scratch.executescript(_SCRATCH)
-            self._scratch.execute("BEGIN")
 
     def _setup(self) -> None:
         db = self._db
@@ -202,10 +188,13 @@ class HarvestIndex:
 
     # -- binding and locking ------------------------------------------------------------------
 
-    def bind(self, project: str) -> None:
-        """Read and write the rows of ``project`` (a resolved root); remembers the generation
-        the run plans from, so a commit after another run's commit is refused."""
+    def bind(self, project: str, *, record: bool = True) -> None:
+        """Read (and, when ``record``, write) the rows of ``project`` (a resolved root);
+        remembers the generation the run plans from, so a commit after another run's commit is
+        refused. Without ``record`` nothing is ever written (and :meth:`commit` refuses)."""
+        self._clear()
         self._project = digest(project)
+        self._record = record
         with _guarded(self._where):
             row = self._db.execute(
                 "SELECT value FROM meta WHERE key=?", (self._generation_key(),)
@@ -239,7 +228,11 @@ class HarvestIndex:
                 f"SELECT {_COLUMNS} FROM files WHERE project=? AND source=?",
                 (self._project, source),
             )
-            return {r[0]: _row(r) for r in cursor}
+            rows = {r[0]: _row(r) for r in cursor}
+        for row in rows.values():
+            if row.in_scope:
+                self._committed.setdefault((source, row.session_key), set()).add(row.fkey)
+        return rows
 
     def delivered(self, source: str) -> dict[str, Delivered]:
         """What was emitted of each session of one source, keyed by session key."""
@@ -251,52 +244,44 @@ class HarvestIndex:
             return {r[0]: Delivered(int(r[1]), str(r[2])) for r in cursor}
 
     def state(self, fkey: str) -> FileState:
-        row = self._scratch.execute("SELECT state FROM files WHERE fkey=?", (fkey,)).fetchone()
-        if row is None:
-            with _guarded(self._where):
-                row = self._db.execute(
-                    "SELECT state FROM files WHERE project=? AND fkey=?", (self._project, fkey)
-                ).fetchone()
+        """The stored state of a file: this run's when it recorded one, else the committed one
+        (a read-only run keeps no states: the caller reads such a file again)."""
+        with _guarded(self._where):
+            row = self._db.execute(
+                "SELECT state FROM files WHERE project=? AND fkey=?", (self._project, fkey)
+            ).fetchone()
         return unpack(row[0] if row else None)
 
-    def session_paths(self, source: str, session_key: str) -> list[str]:
-        """Path digests of the in-scope files holding a session (this run's reads first)."""
-        pending = dict(
-            self._scratch.execute(
-                "SELECT fkey, in_scope FROM files WHERE source=? AND session_key=?",
-                (source, session_key),
-            ).fetchall()
-        )
-        with _guarded(self._where):
-            committed = [
-                r[0]
-                for r in self._db.execute(
-                    "SELECT fkey FROM files WHERE project=? AND source=? AND session_key=?"
-                    " AND in_scope=1",
-                    (self._project, source, session_key),
-                )
-            ]
-        moved = [k for k in committed if k not in pending]
-        if moved:  # a committed row this run re-read under another key no longer counts
-            marks = ",".join("?" * len(moved))
-            rekeyed = {
-                r[0]
-                for r in self._scratch.execute(
-                    f"SELECT fkey FROM files WHERE fkey IN ({marks})", moved
-                )
-            }
-            moved = [k for k in moved if k not in rekeyed]
-        return sorted([k for k, scoped in pending.items() if scoped] + moved)
+    def holds_state(self, fkey: str) -> bool:
+        """Whether :meth:`state` has ``fkey`` as this run left it."""
+        return self._record or fkey not in self._read
 
-    # -- writes (to the scratch database until commit) ----------------------------------------
+    def session_paths(self, source: str, session_key: str) -> list[str]:
+        """Path digests of the in-scope files holding a session (after :meth:`rows` of the
+        source): the committed ones this run did not re-key, and this run's."""
+        committed = self._committed.get((source, session_key), set())
+        mine = self._by_key.get((source, session_key), set())
+        kept = {k for k in committed if k not in self._read}
+        return sorted(kept | mine)
+
+    # -- writes (only when recording) ---------------------------------------------------------
 
     def put(self, row: FileRow, state: FileState | None, packed: bytes = b"") -> None:
-        """``packed``: ``pack(state)`` when the caller already has it."""
+        """Record one read. ``packed``: ``pack(state)`` when the caller already has it."""
+        before = self._read.get(row.fkey)
+        if before is not None:
+            self._by_key.get((before[0], before[1]), set()).discard(row.fkey)
+        self._read[row.fkey] = (row.source, row.session_key, row.in_scope)
+        if row.in_scope:
+            self._by_key.setdefault((row.source, row.session_key), set()).add(row.fkey)
+        if not self._record:
+            return
         fid = row.fid
         blob = (packed or pack(state)) if state is not None and row.in_scope else None
-        self._scratch.execute(
-            "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        self._write(
+            "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
+                self._project,
                 row.fkey,
                 row.source,
                 fid.dev,
@@ -313,59 +298,63 @@ class HarvestIndex:
         )
 
     def deliver(self, source: str, session_key: str, done: Delivered) -> None:
-        self._scratch.execute(
-            "INSERT OR REPLACE INTO delivered VALUES (?,?,?,?)",
-            (source, session_key, done.turns, done.last),
-        )
+        if self._record:
+            self._write(
+                "INSERT OR REPLACE INTO delivered VALUES (?,?,?,?,?)",
+                (self._project, source, session_key, done.turns, done.last),
+            )
+
+    def _write(self, sql: str, params: tuple[Any, ...]) -> None:
+        with _guarded(self._where):
+            if not self._writing:
+                self._begin()
+            self._db.execute(sql, params)
+
+    def _begin(self) -> None:
+        """Open the run's write transaction, unless another run committed since :meth:`bind`."""
+        self._db.execute("BEGIN IMMEDIATE")
+        self._writing = True
+        row = self._db.execute(
+            "SELECT value FROM meta WHERE key=?", (self._generation_key(),)
+        ).fetchone()
+        if (row[0] if row else "0") != self._generation:
+            self.rollback()
+            raise BusyError(
+                "another harvest committed this project's index while this one ran;"
+                " nothing was recorded",
+                hint="run again: the sessions will be delivered once more",
+            )
 
     def commit(self) -> None:
-        """Copy this run's records into the index in one transaction.
-
-        Refused with ``BusyError`` (nothing written) when another run committed for this project
-        since :meth:`bind`: this run planned from a checkpoint that is no longer current.
-        """
-        db, project = self._db, self._project
+        """Make this run's records the index's checkpoint (one transaction)."""
+        if not self._record:
+            raise RuntimeError("this run was bound read-only (record=False): nothing to commit")
         with _guarded(self._where):
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                row = db.execute(
-                    "SELECT value FROM meta WHERE key=?", (self._generation_key(),)
-                ).fetchone()
-                if (row[0] if row else "0") != self._generation:
-                    raise BusyError(
-                        "another harvest committed this project's index while this one ran;"
-                        " nothing was recorded",
-                        hint="run again: the sessions will be delivered once more",
-                    )
-                db.executemany(
-                    "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    ((project, *r) for r in self._scratch.execute("SELECT * FROM files")),
-                )
-                db.executemany(
-                    "INSERT OR REPLACE INTO delivered VALUES (?,?,?,?,?)",
-                    ((project, *r) for r in self._scratch.execute("SELECT * FROM delivered")),
-                )
-                self._generation = str(int(self._generation) + 1)
-                db.execute(
-                    "INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                    (self._generation_key(), self._generation),
-                )
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
+            if not self._writing:
+                self._begin()
+            self._generation = str(int(self._generation) + 1)
+            self._db.execute(
+                "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                (self._generation_key(), self._generation),
+            )
+            self._db.execute("COMMIT")
+        self._writing = False
         self._clear()
 
     def rollback(self) -> None:
         """Forget what this run would have recorded."""
+        if self._writing:
+            with _guarded(self._where):
+                self._db.execute("ROLLBACK")
+            self._writing = False
         self._clear()
 
     def _clear(self) -> None:
-        self._scratch.execute("ROLLBACK")
-        self._scratch.execute("BEGIN")
+        self._read.clear()
+        self._by_key.clear()
+        self._committed.clear()
 
     def close(self) -> None:
-        self._scratch.close()
         self._db.close()
 
     def __enter__(self) -> HarvestIndex:

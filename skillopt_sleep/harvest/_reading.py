@@ -203,14 +203,16 @@ def _init_worker(redactor: redaction.Redactor) -> None:
     redaction.configure(redactor)
 
 
-def _work(args: tuple[str, ReadJob, HarvestConfig]) -> ReadOutcome:
-    """Read in a worker; the state travels back packed (the index stores it so anyway), as one
-    bytes object is far cheaper to pickle than thousands of event lists."""
-    name, job, config = args
+def _work(args: tuple[str, ReadJob, HarvestConfig, bool]) -> ReadOutcome:
+    """Read in a worker. When the run records, the state travels back packed (the index stores
+    it so anyway), as one bytes object is far cheaper to pickle than thousands of event lists;
+    a read-only run needs only the draft."""
+    name, job, config, keep = args
     source = load_sources().get(name)
     outcome = read_file(source, job, config)
     conclude(source, outcome, config)
-    outcome.packed = pack(job.state)
+    if keep:
+        outcome.packed = pack(job.state)
     job.state = FileState()
     return outcome
 
@@ -241,11 +243,13 @@ def read_all(
     groups: Sequence[tuple[Source, Sequence[ReadJob]]],
     config: HarvestConfig,
     on_done: Callable[[int], None] | None = None,
+    keep_states: bool = True,
 ) -> Iterator[tuple[int, ReadOutcome]]:
     """(group index, outcome) in group and job order; ``on_done`` gets the group index.
 
     All groups share one pool, which gets every job up front: workers read the next source
-    while the caller is still busy with the outcomes of the previous one.
+    while the caller is still busy with the outcomes of the previous one. Without
+    ``keep_states`` a worker's outcome carries the draft but not the file's state.
     """
     workers = _parallel(groups)
     if not workers:
@@ -260,7 +264,7 @@ def read_all(
     pooled = [
         (n, job) for n, (source, jobs) in enumerate(groups) if _importable(source) for job in jobs
     ]
-    args = [(groups[n][0].name, job, config) for n, job in pooled]
+    args = [(groups[n][0].name, job, config, keep_states) for n, job in pooled]
     chunk = max(1, min(32, len(args) // (workers * 8)))
     init = (redaction.default_redactor(),)
     with ProcessPoolExecutor(

@@ -14,6 +14,9 @@ from faults._sessions import PROJECT, write_many
 from skillopt_core.errors import EXIT_BUSY, BusyError
 from skillopt_sleep.cli import app
 from skillopt_sleep.harvest import HarvestRun, _index, open_index
+from skillopt_sleep.harvest._events import FileState
+from skillopt_sleep.harvest._index import FileRow
+from skillopt_sleep.harvest._lines import FileId
 
 
 def _args(home: Path, state: Path, *extra: str) -> list[str]:
@@ -33,16 +36,29 @@ def test_a_second_committing_harvest_is_busy(tmp_path: Path) -> None:
     assert first.returncode == 0 and first.stdout.count(b'"session_id"') == 2
 
 
-def test_a_commit_after_another_runs_commit_is_refused(tmp_path: Path) -> None:
+def test_two_recording_runs_never_both_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home, state = tmp_path / ".claude", tmp_path / "state"
     write_many(home, 2)
-    with open_index(PROJECT, state) as slow, open_index(PROJECT, state) as fast:
-        slow_sessions = list(HarvestRun(PROJECT, ("claude",), None, slow, homes={"claude": home}))
-        fast_sessions = list(HarvestRun(PROJECT, ("claude",), None, fast, homes={"claude": home}))
-        assert len(slow_sessions) == len(fast_sessions) == 2
-        fast.commit()
+    monkeypatch.setattr(_index, "BUSY_TIMEOUT_S", 0.05)
+    with open_index(PROJECT, state) as first, open_index(PROJECT, state) as second:
+        assert len(list(HarvestRun(PROJECT, ("claude",), None, first, homes={"claude": home}))) == 2
+        with pytest.raises(BusyError):  # the first holds the write transaction
+            list(HarvestRun(PROJECT, ("claude",), None, second, homes={"claude": home}))
+        first.commit()
+
+
+def test_a_run_planned_before_another_runs_commit_records_nothing(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    row = FileRow(_index.digest("/f.jsonl"), "claude", FileId(1, 2, 3, 4), 3, "s1", True)
+    with open_index(PROJECT, state) as late, open_index(PROJECT, state) as early:
+        late.bind(PROJECT)
+        early.bind(PROJECT)
+        early.put(row, FileState())
+        early.commit()
         with pytest.raises(BusyError, match="committed this project's index while"):
-            slow.commit()
+            late.put(row, FileState())
 
 
 @pytest.mark.parametrize("commit", [False, True])
