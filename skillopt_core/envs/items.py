@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from skillopt_core.errors import UsageError
+from skillopt_core.errors import StorageError, UsageError
 from skillopt_core.records import Item
 
 
@@ -59,6 +59,10 @@ def _read(path: Path) -> Any:
         ) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise SplitFormatError(f"{path} is not valid JSON: {exc}") from None
+    except OSError as exc:
+        raise StorageError(
+            f"cannot read {path}: {exc.strerror or exc}", hint="check the file's permissions"
+        ) from None
 
 
 def load_items(path: Path) -> list[Item]:

@@ -48,8 +48,9 @@ class Evaluator:
 
     def evaluate(self, skill: str, split: str) -> EvalResult:
         key = f"{skill_hash(skill)}|{split}|{self.samples}"
-        if key in self.cache:
-            return EvalResult(**self.cache[key])
+        cached = self._cached(key)
+        if cached is not None:
+            return cached
         items = self.env.items(split)
         scored = self.run(skill, items, self.samples)
         result = summarise(skill_hash(skill), split, scored)
@@ -57,6 +58,16 @@ class Evaluator:
         if self._on_change is not None:
             self._on_change()
         return result
+
+    def _cached(self, key: str) -> EvalResult | None:
+        """The cached result under ``key``; an entry of the wrong shape is evaluated again."""
+        entry = self.cache.get(key)
+        if not isinstance(entry, dict):
+            return None
+        try:
+            return EvalResult(**entry)
+        except TypeError:
+            return None
 
 
 def summarise(skill_id: str, split: str, scored: Sequence[ScoredRollout]) -> EvalResult:

@@ -12,7 +12,8 @@ import math
 import random
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, TypeVar
 
 from skillopt_core.backends._protocol import BudgetExceeded
 from skillopt_core.backends.runtime import Roles
@@ -68,6 +69,20 @@ class TrainResult:
 
 StepCallback = Callable[[dict[str, Any]], None]
 
+Shape = TypeVar("Shape", dict[str, Any], list[Any])
+
+
+def _read_shaped(path: Path, shape: type[Shape], *, hint: str) -> Shape:
+    """The JSON ``shape`` (dict or list) in ``path``, empty when absent; another value is damage."""
+    value = read_json(path, None, hint=hint)
+    if value is None:
+        return shape()
+    if not isinstance(value, shape):
+        raise StorageError(
+            f"{path} is damaged: it does not hold a JSON {shape.__name__}", hint=hint
+        )
+    return value
+
 
 class Trainer:
     def __init__(
@@ -91,13 +106,10 @@ class Trainer:
         self.seed_skill = seed_skill
         self.data_identity = data_identity
         self.on_step = on_step or (lambda record: None)
-        self._cache: dict[str, dict[str, Any]] = (
-            read_json(
-                run_dir.eval_cache,
-                {},
-                hint=f"delete {run_dir.eval_cache} (it only caches evaluations; they are redone)",
-            )
-            or {}
+        self._cache: dict[str, dict[str, Any]] = _read_shaped(
+            run_dir.eval_cache,
+            dict,
+            hint=f"delete {run_dir.eval_cache} (it only caches evaluations; they are redone)",
         )
         self.evaluator = Evaluator(
             env,
@@ -107,7 +119,11 @@ class Trainer:
             cache=self._cache,
             on_change=lambda: atomic_write_json(run_dir.eval_cache, self._cache),
         )
-        self.history: list[dict[str, Any]] = read_json(run_dir.history, [], hint=_RESTART) or []
+        self.history: list[dict[str, Any]] = _read_shaped(run_dir.history, list, hint=_RESTART)
+        if not all(isinstance(record, dict) for record in self.history):
+            raise StorageError(
+                f"{run_dir.history} is damaged: a step is not a record", hint=_RESTART
+            )
         self.state = self._load_state()
         self.rejected = RejectedBuffer.from_json(self.state.rejected)
 

@@ -240,3 +240,13 @@ def test_resuming_on_other_data_is_refused(tmp_path: Path) -> None:
         Trainer(one, env, mock_roles(), RunDir(tmp_path), SEED_SKILL, data_identity="b")
     Trainer(one, env, mock_roles(), RunDir(tmp_path), SEED_SKILL)  # no identity: not checked
     assert items_digest(env) == items_digest(QAEnvironment(TOY))
+
+
+def test_a_cache_entry_of_the_wrong_shape_is_evaluated_again() -> None:
+    from skillopt_core.optim.evaluate import Evaluator
+    from skillopt_core.skill import skill_hash
+
+    cache = {f"{skill_hash(SEED_SKILL)}|val|1": {"bogus": 1}}
+    evaluator = Evaluator(QAEnvironment(TOY), create_backend("mock"), cache=cache)
+    assert evaluator.evaluate(SEED_SKILL, "val").n == 35
+    assert "bogus" not in cache[f"{skill_hash(SEED_SKILL)}|val|1"]

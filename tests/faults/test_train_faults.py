@@ -204,12 +204,15 @@ def test_an_unusable_out_root_is_a_message_with_a_way_out(tmp_path: Path) -> Non
     assert "error: cannot use" in result.output and "fix: choose a directory" in result.output
 
 
+@pytest.mark.parametrize("content", ['{"truncated": ', "[1, 2]", "\udcff"])
 @pytest.mark.parametrize("name", ["runtime_state.json", "eval_cache.json", "history.json"])
-def test_damaged_run_files_are_a_message_with_a_way_out(tmp_path: Path, name: str) -> None:
+def test_damaged_run_files_are_a_message_with_a_way_out(
+    tmp_path: Path, name: str, content: str
+) -> None:
     out = tmp_path / "run"
     args = ("--epochs", "2", "--batch-size", "32", "--max-calls", "120")
     assert train(out, *args).exit_code == EXIT_BUDGET
-    (out / name).write_text('{"truncated": ')
+    (out / name).write_bytes(content.encode("utf-8", "surrogateescape"))
     result = train(out, *args)
     assert result.exit_code == 1, result.output
     assert f"{name} is damaged" in result.output and "fix:" in result.output
