@@ -11,7 +11,7 @@ if ($cli) { & $cli.Source $action codex @args; exit $LASTEXITCODE }
 foreach ($py in @('py', 'python', 'python3')) {
   $found = Get-Command $py -ErrorAction SilentlyContinue
   if ($found) {
-    & $found.Source -c 'import skillopt_sleep' 2>$null
+    & $found.Source -c 'import skillopt_sleep.install' 2>$null
     if ($LASTEXITCODE -eq 0) {
       & $found.Source -m skillopt_sleep.install $action codex @args; exit $LASTEXITCODE
     }

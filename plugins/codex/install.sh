@@ -11,7 +11,7 @@ if command -v skillopt-sleep >/dev/null 2>&1; then
   exec skillopt-sleep install codex "$@"
 fi
 for py in python3 python; do
-  if command -v "$py" >/dev/null 2>&1 && "$py" -c "import skillopt_sleep" >/dev/null 2>&1; then
+  if command -v "$py" >/dev/null 2>&1 && "$py" -c "import skillopt_sleep.install" >/dev/null 2>&1; then
     exec "$py" -m skillopt_sleep.install install codex "$@"
   fi
 done

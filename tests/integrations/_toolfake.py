@@ -28,27 +28,35 @@ class ToolCall:
 
     name: str
     arguments: Mapping[str, Any] = field(default_factory=dict)
+    namespace: str = ""  # Responses API tool groups (Codex offers MCP tools this way)
 
 
 def _id(prefix: str) -> str:
     return f"{prefix}{uuid.uuid4().hex[:20]}"
 
 
-def tool_names(body: Mapping[str, Any]) -> list[str]:
-    """Names of the tools a request offers, whichever API it speaks."""
-    names: list[str] = []
+def offered_tools(body: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """``(full name, name, namespace)`` of every tool a request offers, whichever API it speaks;
+    a namespaced tool's full name is ``namespace__name``."""
+    found: list[tuple[str, str, str]] = []
     for tool in body.get("tools") or []:
         if not isinstance(tool, Mapping):
             continue
         function = tool.get("function")
         if isinstance(function, Mapping) and function.get("name"):
-            names.append(str(function["name"]))
+            found.append((str(function["name"]), str(function["name"]), ""))
+        elif tool.get("type") == "namespace":
+            space = str(tool.get("name", ""))
+            for inner in tool.get("tools") or []:
+                if isinstance(inner, Mapping) and inner.get("name"):
+                    found.append((f"{space}__{inner['name']}", str(inner["name"]), space))
         elif tool.get("name"):
-            names.append(str(tool["name"]))
-        for inner in tool.get("tools") or []:  # namespaced tool groups
-            if isinstance(inner, Mapping) and inner.get("name"):
-                names.append(f"{tool.get('name', '')}{inner['name']}")
-    return names
+            found.append((str(tool["name"]), str(tool["name"]), ""))
+    return found
+
+
+def tool_names(body: Mapping[str, Any]) -> list[str]:
+    return [full for full, _, _ in offered_tools(body)]
 
 
 def has_tool_result(body: Mapping[str, Any]) -> bool:
@@ -124,6 +132,7 @@ def _responses(call: ToolCall, model: str, body: Mapping[str, Any], stream: bool
         "name": call.name,
         "arguments": args,
         "status": "completed",
+        **({"namespace": call.namespace} if call.namespace else {}),
     }
     usage = {
         "input_tokens": 10,
@@ -271,8 +280,12 @@ def call_tool_once(
     def respond(body: Mapping[str, Any]) -> Any:
         if has_tool_result(body):
             return final
-        name = pick(tool_names(body))
-        return ToolCall(name, arguments) if name else final
+        tools = offered_tools(body)
+        chosen = pick([full for full, _, _ in tools])
+        for full, name, space in tools:
+            if full == chosen:
+                return ToolCall(name, arguments, space)
+        return final
 
     return respond
 
@@ -295,6 +308,7 @@ __all__ = [
     "full_text",
     "has_tool_result",
     "matching",
+    "offered_tools",
     "request_text",
     "tool_names",
 ]

@@ -1,0 +1,108 @@
+"""Codex, offline against the loopback fake, in a temporary HOME / CODEX_HOME:
+`bash plugins/codex/install.sh` installs the skill and the MCP server, `codex exec` lists the
+skill in what it sends and gets the MCP status tool's result back, and `uninstall.sh` leaves the
+home exactly as it was."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from skillopt_core.testing.harness import find_cli, offline_harness
+from tests.integrations._toolfake import (
+    ToolFakeServer,
+    call_tool_once,
+    full_text,
+    has_tool_result,
+    matching,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.integration
+needs_codex = pytest.mark.skipif(find_cli("codex") is None, reason="the codex CLI is not installed")
+
+
+def _snapshot(home: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(home)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(home.rglob("*"))
+        if p.is_file() and "tmp" not in p.relative_to(home).parts[:1]
+    }
+
+
+def _script(name: str, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", str(ROOT / "plugins" / "codex" / name), *args],
+        env=env,
+        cwd=env["HOME"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@needs_codex
+def test_install_sh_then_codex_exec_sees_the_skill_and_calls_the_mcp_status(
+    tmp_path: Path,
+) -> None:
+    state, project = tmp_path / "state", tmp_path / "webapp"
+    project.mkdir()
+    env_extra = {
+        "SKILLOPT_SLEEP_HOME": str(state),
+        "SKILLOPT_SLEEP_PYTHON": sys.executable,
+        "SKILLOPT_SLEEP_PROJECT": str(project),
+    }
+    # Codex neither declares MCP roots nor passes its environment to servers, so the model names
+    # the project, as the installed skill tells it to.
+    respond = call_tool_once(
+        matching("skillopt_sleep", "status"), {"project": str(project)}, "Status received."
+    )
+    with (
+        ToolFakeServer(respond) as fake,
+        offline_harness("codex", fake, tmp_path, env_overrides=env_extra) as h,
+    ):
+        before = _snapshot(h.home)
+        installed = _script("install.sh", dict(h.env))
+        assert installed.returncode == 0, installed.stderr
+        skill = h.home / ".agents" / "skills" / "skillopt-sleep" / "SKILL.md"
+        assert skill.is_file() and not (h.home / ".codex" / "skills" / "skillopt-sleep").exists()
+        assert "[mcp_servers.skillopt_sleep]" in (h.home / ".codex" / "config.toml").read_text()
+        again = _script("install.sh", dict(h.env))
+        assert again.returncode == 0 and "create" not in again.stdout, again.stdout
+
+        # A one-shot `codex exec` does not wait for MCP servers that are still starting unless
+        # they are required; the installed config is left optional (a broken engine must never
+        # stop Codex from starting), so the test asks for the wait on the command line.
+        wait = ["-c", "mcp_servers.skillopt_sleep.required=true"]
+        done = h.ask("What is the SkillOpt-Sleep status?", cwd=project, extra_args=wait)
+        log = (done.stdout[-2000:], done.stderr[-2000:])
+        requests = fake.generation_requests
+        assert requests, log
+        assert "skillopt-sleep" in full_text(requests[0].body), "skill not listed"
+        answered = [r for r in requests if has_tool_result(r.body)]
+        assert answered, log
+        result = full_text(answered[-1].body)
+        assert str(project) in result and "state_dir" in result, result[-3000:]
+
+        removed = _script("uninstall.sh", dict(h.env))
+        assert removed.returncode == 0, removed.stderr
+        after = _snapshot(h.home)
+        # Codex itself wrote sessions, logs and caches meanwhile; everything that was there before
+        # is byte-identical (config.toml included) and nothing of ours is left.
+        assert {k: after.get(k) for k in before} == before
+        assert not (h.home / ".agents").exists()
+        assert not any("skillopt" in k for k in after), [k for k in after if "skillopt" in k]
+
+
+def test_install_sh_explains_a_missing_engine(tmp_path: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    done = _script("install.sh", env)
+    if done.returncode == 0:  # a system python that has the engine: nothing to explain
+        pytest.skip("a python on the minimal PATH already has skillopt_sleep")
+    assert done.returncode == 1 and "pip install skillopt-sleep" in done.stderr
+    assert not (tmp_path / ".agents").exists()
