@@ -1,0 +1,88 @@
+"""Claude Code 2.1, offline against the loopback fake, in a temporary HOME:
+the plugin validates; `skillopt-sleep install claude-code` adds the marketplace, installs the
+plugin and the user-level command; `claude -p "/skillopt-sleep status"` runs the engine (its status
+reaches the model); the plugin's SessionEnd hook records the session; uninstall undoes it all."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from skillopt_core.testing import FakeModelServer
+from skillopt_core.testing.harness import OfflineHarness, find_cli, offline_harness
+from skillopt_sleep.install.layout import plugin_dir
+from tests.integrations._toolfake import full_text
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(find_cli("claude") is None, reason="the claude CLI is not installed"),
+]
+
+
+def _engine(h: OfflineHarness, *args: str) -> subprocess.CompletedProcess[str]:
+    """`skillopt-sleep ...` as the user would run it in that HOME."""
+    return subprocess.run(
+        [sys.executable, "-m", "skillopt_sleep.install", *args],
+        env=dict(h.env),
+        cwd=str(h.home),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_plugin_and_marketplace_validate(tmp_path: Path) -> None:
+    with FakeModelServer() as fake, offline_harness("claude", fake, tmp_path) as h:
+        for target in (
+            plugin_dir("claude-code"),
+            plugin_dir("claude-code") / ".claude-plugin" / "plugin.json",
+        ):
+            done = h.run(["plugin", "validate", str(target)], cwd=h.home, timeout_s=60)
+            assert done.returncode == 0, done.stdout + done.stderr
+            assert "Validation passed" in done.stdout and "warning" not in done.stdout.lower()
+
+
+def test_install_then_slash_command_runs_the_engine_and_the_hook_records_the_session(
+    tmp_path: Path,
+) -> None:
+    state = tmp_path / "state"
+    env = {"SKILLOPT_SLEEP_HOME": str(state)}
+    with (
+        FakeModelServer(["Here is your SkillOpt-Sleep status."]) as fake,
+        offline_harness("claude", fake, tmp_path, env_overrides=env) as h,
+    ):
+        project = h.project("webapp")
+        installed = _engine(h, "install", "claude-code")
+        assert installed.returncode == 0, installed.stdout + installed.stderr
+        assert "skip" not in installed.stdout, installed.stdout
+        command = h.home / ".claude" / "commands" / "skillopt-sleep.md"
+        assert command.is_file()
+        listed = h.run(["plugin", "list"], cwd=h.home, timeout_s=60)
+        assert "skillopt-sleep" in listed.stdout, listed.stdout + listed.stderr
+        again = _engine(h, "install", "claude-code")
+        assert again.returncode == 0 and "create" not in again.stdout, again.stdout
+
+        done = h.run(["-p", "/skillopt-sleep status"], cwd=project, timeout_s=180)
+        log = done.stdout[-2000:] + done.stderr[-2000:]
+        assert done.returncode == 0 and "Unknown command" not in done.stdout, log
+        sent = [full_text(r.body) for r in fake.generation_requests]
+        assert any("Pending proposals" in s and str(project) in s for s in sent), log
+
+        recorded = state / "session-end.jsonl"
+        assert recorded.is_file(), "the SessionEnd hook did not record the session"
+        lines = [json.loads(line) for line in recorded.read_text().splitlines()]
+        assert any(
+            r["session_id"] and Path(r["transcript_path"]).is_file() and r["cwd"] == str(project)
+            for r in lines
+        ), lines
+
+        removed = _engine(h, "uninstall", "claude-code")
+        assert removed.returncode == 0, removed.stdout + removed.stderr
+        assert not command.exists()
+        listed = h.run(["plugin", "list"], cwd=h.home, timeout_s=60)
+        assert "skillopt-sleep@" not in listed.stdout, listed.stdout
