@@ -241,7 +241,10 @@ def evaluate(
     roles = open_roles(backend, target or backend, _parse_options(option))
     env = create_environment("qa", {"split_dir": split_dir})
     evaluator = Evaluator(env, roles.target, samples=samples, workers=workers)
-    text = skill.read_text(encoding="utf-8")
+    try:
+        text = skill.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"--skill {skill} is not UTF-8 text ({exc.reason})") from None
     results = {}
     for name in splits:
         result = evaluator.evaluate(text, canonical_split(name))

@@ -80,7 +80,13 @@ def read_pending(directory: Path) -> list[PendingPrompt]:
     except (OSError, ValueError):
         return []
     entries = data.get("pending") if isinstance(data, dict) else None
-    return [PendingPrompt(**entry) for entry in entries or [] if isinstance(entry, dict)]
+    prompts: list[PendingPrompt] = []
+    for entry in entries if isinstance(entries, list) else []:
+        try:
+            prompts.append(PendingPrompt(**entry))
+        except TypeError:  # a damaged entry: its prompt is listed again when it is next asked
+            continue
+    return prompts
 
 
 def _write_atomic(path: Path, text: str) -> None:

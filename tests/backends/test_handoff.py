@@ -161,3 +161,14 @@ def test_concurrent_calls_lose_no_pending_prompt(tmp_path: Path) -> None:
     for thread in threads:
         thread.join()
     assert {e.id for e in read_pending(tmp_path)} == {request_id(r) for r in requests}
+
+
+def test_a_damaged_pending_index_is_read_around(tmp_path: Path) -> None:
+    from skillopt_core.backends.handoff import read_pending
+
+    (tmp_path / "pending.json").write_text(
+        json.dumps({"pending": [{"id": "x"}, 3, {"id": "y", "purpose": "p"}]})
+    )
+    assert read_pending(tmp_path) == []
+    (tmp_path / "pending.json").write_text(json.dumps({"pending": "not a list"}))
+    assert read_pending(tmp_path) == []

@@ -308,3 +308,10 @@ def test_train_survives_an_ascii_locale(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr.decode("ascii", "replace")
     assert b"UnicodeEncodeError" not in result.stderr
     assert b"R\\xe9ponds" in result.stdout, "the model's accented edit prints as escapes"
+
+
+def test_eval_of_a_binary_skill_is_a_usage_error(tmp_path: Path) -> None:
+    skill = tmp_path / "skill.md"
+    skill.write_bytes(b"\xff\xfe\x00binary")
+    result = runner.invoke(app, ["eval", "--skill", str(skill), "--split-dir", str(TOY)])
+    assert result.exit_code == EXIT_USAGE and "is not UTF-8 text" in result.output
