@@ -23,13 +23,6 @@ PAIRS = [
 HAS_ST = importlib.util.find_spec("sentence_transformers") is not None
 
 
-@pytest.fixture(scope="module")
-def minilm():
-    if not HAS_ST:
-        pytest.skip("sentence-transformers is not installed (the `embeddings` extra)")
-    return create_embedder("minilm")
-
-
 def test_registry_names() -> None:
     assert embedder_names() == ["jaccard", "minilm", "tfidf"]
 
