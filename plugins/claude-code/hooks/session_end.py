@@ -22,17 +22,26 @@ READ_SECONDS = 0.3
 
 
 def _read_stdin() -> dict[str, object]:
-    box: list[bytes] = []
+    """The hook's JSON from stdin, read from the raw descriptor in a helper thread so that a
+    stdin that never closes costs at most READ_SECONDS (the buffered ``sys.stdin`` would hold a
+    lock that aborts the interpreter at exit)."""
+    chunks: list[bytes] = []
 
     def read() -> None:
         with contextlib.suppress(OSError, ValueError):
-            box.append(sys.stdin.buffer.read(MAX_INPUT))
+            size = 0
+            while size < MAX_INPUT:
+                chunk = os.read(0, MAX_INPUT - size)
+                if not chunk:
+                    return
+                chunks.append(chunk)
+                size += len(chunk)
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
     reader.join(READ_SECONDS)
     try:
-        data = json.loads(box[0]) if box else {}
+        data = json.loads(b"".join(chunks)) if chunks else {}
     except ValueError:
         return {}
     return data if isinstance(data, dict) else {}
@@ -64,4 +73,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    main()
+    os._exit(0)  # do not wait for (or tear down) a reader still blocked on stdin

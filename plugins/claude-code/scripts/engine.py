@@ -40,7 +40,7 @@ def _fallback(kind: str) -> list[str] | None:
     if kind == "cli" and shutil.which("skillopt-sleep"):
         return [str(shutil.which("skillopt-sleep"))]
     probe = subprocess.run(
-        [sys.executable, "-c", "import skillopt_sleep"], capture_output=True, check=False
+        [sys.executable, "-c", "import skillopt_sleep.cli"], capture_output=True, check=False
     )
     if probe.returncode != 0:
         return None

@@ -1,0 +1,128 @@
+"""The Claude Code plugin's own scripts, run as Claude Code runs them: a bare ``python3`` from the
+plugin cache, stdlib only, finding the engine through ``engine.json``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from skillopt_sleep.install import Homes, install
+from skillopt_sleep.install.layout import plugin_dir
+
+PLUGIN = plugin_dir("claude-code")
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    return {
+        "PATH": os.path.dirname(sys.executable) + os.pathsep + "/usr/bin:/bin",
+        "HOME": str(tmp_path / "home"),
+        "SKILLOPT_SLEEP_HOME": str(tmp_path / "state"),
+        "SKILLOPT_SLEEP_CONFIG": str(tmp_path / "none.toml"),
+    }
+
+
+def test_launcher_runs_the_recorded_engine(tmp_path: Path) -> None:
+    install(["codex"], homes=Homes.from_env({}, tmp_path / "home"), mcp=False)  # writes engine.json
+    project = tmp_path / "proj"
+    project.mkdir()
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(PLUGIN / "scripts" / "engine.py"),
+            "status",
+            "--json",
+            "-p",
+            str(project),
+        ],
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["project"] == str(project.resolve())
+
+
+def test_launcher_without_any_engine_says_how_to_install(tmp_path: Path) -> None:
+    env = {**_env(tmp_path), "PATH": "/nonexistent"}
+    done = (
+        subprocess.run(
+            [
+                "/usr/bin/env",
+                "-i",
+                *[f"{k}={v}" for k, v in env.items()],
+                "/usr/bin/python3",
+                "-S",
+                str(PLUGIN / "scripts" / "engine.py"),
+                "status",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        if Path("/usr/bin/python3").exists()
+        else None
+    )
+    if done is None:
+        pytest.skip("no system python3 without the engine")
+    if done.returncode == 0:
+        pytest.skip("the system python3 has the engine installed")
+    assert done.returncode == 1 and "pip install skillopt-sleep" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "stdin",
+    [
+        b'{"session_id": "s1", "transcript_path": "/t/s1.jsonl", "cwd": "/p", "reason": "other"}',
+        b"not json at all",
+        b"",
+    ],
+)
+def test_session_end_hook_records_and_always_exits_zero(tmp_path: Path, stdin: bytes) -> None:
+    done = subprocess.run(
+        [sys.executable, str(PLUGIN / "hooks" / "session_end.py")],
+        input=stdin,
+        env=_env(tmp_path),
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
+    assert done.returncode == 0 and not done.stderr
+    (line,) = (tmp_path / "state" / "session-end.jsonl").read_text().splitlines()
+    record = json.loads(line)
+    assert record["harness"] == "claude"
+    if stdin.startswith(b"{"):
+        assert record["session_id"] == "s1" and record["transcript_path"] == "/t/s1.jsonl"
+
+
+def test_session_end_hook_does_not_wait_for_a_stdin_that_never_closes(tmp_path: Path) -> None:
+    """An open pipe with no EOF must not hang the hook (a guard, not a timing assertion)."""
+    process = subprocess.Popen(
+        [sys.executable, str(PLUGIN / "hooks" / "session_end.py")],
+        stdin=subprocess.PIPE,
+        env=_env(tmp_path),
+    )
+    try:
+        assert process.wait(timeout=30) == 0
+    finally:
+        if process.stdin:
+            process.stdin.close()
+        if process.poll() is None:
+            process.kill()
+    assert (tmp_path / "state" / "session-end.jsonl").is_file()
+
+
+def test_hooks_json_runs_the_hook_from_the_plugin_root() -> None:
+    config = json.loads((PLUGIN / "hooks" / "hooks.json").read_text())
+    (group,) = config["hooks"]["SessionEnd"]
+    (hook,) = group["hooks"]
+    assert hook["type"] == "command"
+    assert "${CLAUDE_PLUGIN_ROOT}/hooks/session_end.py" in hook["command"]
+    assert "~" not in hook["command"] and ".claude/" not in hook["command"]
