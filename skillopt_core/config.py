@@ -79,6 +79,8 @@ class TrainConfig:
     slow_update: bool = True
     slow_update_gated: bool = True
     meta_skill: bool = True
+    gated: bool = True  # False (an ablation): every candidate is accepted, whatever its score
+    credit: bool = False  # re-gate a rejected bundle's edits alone (skillopt_core.optim.credit)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -22,13 +22,14 @@ from skillopt_core.envs.base import Environment
 from skillopt_core.errors import SkillOptError, StorageError
 from skillopt_core.optim.aggregate import aggregate
 from skillopt_core.optim.buffer import RejectedBuffer
+from skillopt_core.optim.credit import assign_credit
 from skillopt_core.optim.evaluate import Evaluator
 from skillopt_core.optim.evidence import unusable
 from skillopt_core.optim.gate import decide
 from skillopt_core.optim.reflect import make_minibatches, reflect_all
 from skillopt_core.optim.select import select_edits
 from skillopt_core.optim.slow import meta_update, slow_update
-from skillopt_core.records import Decision, Item
+from skillopt_core.records import Decision, Edit, Item
 from skillopt_core.rundir import RunDir, atomic_write_json, atomic_write_text, read_json
 from skillopt_core.skill import apply_edits
 
@@ -235,6 +236,8 @@ class Trainer:
         current = self.evaluator.evaluate(self.state.current_skill, "val")
         proposed = self.evaluator.evaluate(candidate, "val")
         decision = decide(current, proposed, self.config.gate)
+        if not self.config.gated:  # the "no gate" ablation: record the evidence, accept anyway
+            decision = replace(decision, accepted=True, reason=f"ungated: {decision.reason}")
         return decision, decision.candidate - decision.current
 
     def _accept(self, candidate: str) -> int:
@@ -335,10 +338,31 @@ class Trainer:
             self.state.accepted.extend(
                 {**e.to_json(), "step": step, "delta": delta} for e in applied
             )
+        elif cfg.credit and len(applied) > 1:
+            self._credit(skill, applied, delta, step, budget, record)
         else:
             self.rejected.add(applied, delta, step)
             record["rejected_edits"] = [e.to_json() for e in applied]
         return record
+
+    def _credit(
+        self, skill: str, applied: list[Edit], delta: float, step: int, limit: int, record: Any
+    ) -> None:
+        """A rejected bundle: judge its edits alone before blaming them (optim/credit.py)."""
+        outcome = assign_credit(skill, applied, self._gate, limit)
+        record["credit"] = outcome.to_json()
+        if outcome.skill is not None:
+            record["accepted"] = True
+            record["skill_version"] = self._accept(outcome.skill)
+            self.state.accepted.extend(
+                {**c.edit.to_json(), "step": step, "delta": c.delta} for c in outcome.accepted
+            )
+        for blamed in outcome.blamed:
+            self.rejected.add([blamed.edit], blamed.delta, step)
+        self.rejected.add(outcome.unchecked, delta, step)
+        record["rejected_edits"] = [c.edit.to_json() for c in outcome.blamed] + [
+            e.to_json() for e in outcome.unchecked
+        ]
 
     def _close_epoch(self, epoch: int) -> None:
         cfg = self.config

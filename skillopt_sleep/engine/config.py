@@ -71,6 +71,7 @@ class MineSection(_Section):
     embedder: str = "auto"
     min_family_size: int = Field(2, ge=1)
     recall_k: int = Field(3, ge=0)
+    families: bool = True  # false (an ablation): every request is its own task, no recurrence
 
 
 class TrainSection(_Section):
@@ -81,6 +82,9 @@ class TrainSection(_Section):
     slow_update: bool = True
     meta: bool = True
     workers: int = Field(4, ge=1)
+    gate: bool = True  # false (an ablation): every candidate is accepted
+    buffer: bool = True  # false (an ablation): rejected edits are forgotten between nights
+    credit: bool = True  # re-gate a rejected bundle's edits alone before blaming them
 
 
 class ScheduleSection(_Section):

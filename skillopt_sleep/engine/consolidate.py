@@ -23,7 +23,7 @@ from skillopt_core.optim.trainer import StepCallback, Trainer
 from skillopt_core.records import EvalResult
 from skillopt_core.rundir import RunDir
 from skillopt_sleep.engine.config import SleepConfig
-from skillopt_sleep.engine.select import Selection
+from skillopt_sleep.engine.select import Selection, without_families
 from skillopt_sleep.replay import NightEnvironment
 from skillopt_sleep.skills import body_from_view, training_view, with_learned
 
@@ -91,6 +91,8 @@ def train_config(config: SleepConfig, selection: Selection, lr: int) -> TrainCon
             gate=GatePolicy(metric=config.train.gate_metric),
             slow_update=config.train.slow_update,
             meta_skill=config.train.meta,
+            gated=config.train.gate,
+            credit=config.train.credit,
         )
     )
 
@@ -106,6 +108,10 @@ def consolidate(
     judge: Any = None,
     on_step: StepCallback | None = None,
 ) -> Consolidation:
+    if not config.mine.families:
+        selection = without_families(selection)
+    if not config.train.buffer:
+        carry = replace(carry, rejected=())
     view = training_view(base_text)
     env = NightEnvironment(
         {"train": selection.train, "val": selection.val, "test": selection.test}, judge
@@ -137,7 +143,7 @@ def consolidate(
         gate_split=selection.gate_split,
         carry=replace(
             carry,
-            rejected=tuple(rejected_now),
+            rejected=tuple(rejected_now) if config.train.buffer else (),
             meta_notes=trainer.state.meta_notes,
             nights=carry.nights + 1,
         ),

@@ -13,7 +13,7 @@ from typing import Literal
 
 from skillopt_core.errors import UsageError
 from skillopt_sleep.mine import FamilySummary, MineResult
-from skillopt_sleep.records import Task
+from skillopt_sleep.records import SignalKind, Task
 from skillopt_sleep.replay import judgeable
 
 
@@ -117,3 +117,25 @@ def fit_to_budget(selection: Selection, samples: int, minibatch: int, max_calls:
         f"budget.max_calls={max_calls} cannot cover even one task tonight (needs about {need})",
         hint=f"raise budget.max_calls to at least {need}, or lower night.samples",
     )
+
+
+def without_families(selection: Selection) -> Selection:
+    """The ``mining`` ablation: no family detection. Every request is its own task, judged only by
+    the feedback on that request itself (a system that does not see recurrence has nothing else),
+    and with no siblings to validate on, the gate uses the training tasks."""
+    from skillopt_sleep.mine.heuristics import checks_from_feedback
+
+    tasks: list[Task] = []
+    for task in (*selection.train, *selection.val, *selection.test):
+        own = [
+            s.excerpt
+            for e in task.evidence
+            if e.request == task.intent
+            for s in e.signals
+            if s.kind == SignalKind.CORRECTION and s.excerpt
+        ]
+        checks = tuple(checks_from_feedback(own))
+        if checks:
+            tasks.append(replace(task, family=task.id, checks=checks, split="train"))
+    families = tuple(t.family for t in tasks)
+    return Selection(tuple(tasks), tuple(tasks), (), families, "train", selection.unjudgeable)

@@ -1,0 +1,95 @@
+"""Credit inside a rejected bundle: judge each edit on its own evidence before blaming it.
+
+The gate judges a step's edits together. When the bundle is rejected, every edit in it used to
+enter the rejected-edit buffer with the bundle's delta, so a good edit rejected beside a harmful
+one could be blocked for ever. Here each edit of a rejected bundle is re-gated alone against the
+current skill (up to ``limit`` re-gates, the step's edit budget):
+
+- edits that improve alone are kept, and the kept ones are gated together; if that combination
+  is rejected, the best single edit (already accepted alone) is taken instead;
+- edits that do not improve alone enter the buffer with *their own* delta, marked ``alone``: an
+  edit is recorded as harmful only on its own evidence;
+- edits left unchecked (limit or call budget reached) keep the bundle's delta, as before.
+
+Pure over a ``gate`` callable, so it is tested without a trainer or a backend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from skillopt_core.backends._protocol import BudgetExceeded
+from skillopt_core.records import Decision, Edit
+from skillopt_core.skill import apply_edits
+
+Gate = Callable[[str], tuple[Decision, float]]
+"""Gate a candidate skill text against the current skill: (decision, candidate - current)."""
+
+
+@dataclass(frozen=True)
+class EditCredit:
+    edit: Edit
+    delta: float  # the edit alone, minus the current skill, on the gate metric
+    improves: bool  # the gate would accept the edit alone
+
+
+@dataclass(frozen=True)
+class CreditOutcome:
+    singles: tuple[EditCredit, ...]  # every edit re-gated alone, in bundle order
+    unchecked: tuple[Edit, ...]  # not re-gated (limit or call budget reached)
+    accepted: tuple[EditCredit, ...]  # edits the step takes after all
+    skill: str | None  # the skill with the accepted edits applied (None: nothing accepted)
+    stopped: bool = False  # the call budget ran out while re-gating
+
+    @property
+    def blamed(self) -> tuple[EditCredit, ...]:
+        """Edits that did not improve alone: rejected on their own evidence (for the buffer).
+        An edit that improved alone but was not taken is neither blamed nor kept."""
+        return tuple(c for c in self.singles if not c.improves)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "singles": [
+                {**c.edit.to_json(), "delta": round(c.delta, 6), "improves": c.improves}
+                for c in self.singles
+            ],
+            "unchecked": [e.to_json() for e in self.unchecked],
+            "accepted": [c.edit.to_json() for c in self.accepted],
+            "stopped": self.stopped,
+        }
+
+
+def assign_credit(skill: str, edits: Sequence[Edit], gate: Gate, limit: int) -> CreditOutcome:
+    """Re-gate the edits of a rejected bundle one by one (see the module docstring)."""
+    singles: list[EditCredit] = []
+    stopped = False
+    for edit in edits[: max(0, limit)]:
+        candidate = apply_edits(skill, [edit]).text
+        if candidate == skill:
+            singles.append(EditCredit(edit, 0.0, False))
+            continue
+        try:
+            decision, delta = gate(candidate)
+        except BudgetExceeded:
+            stopped = True
+            break
+        singles.append(EditCredit(edit, delta, decision.accepted))
+    unchecked = tuple(edits[len(singles) :])
+    kept = [c for c in singles if c.improves]
+    if not kept:
+        return CreditOutcome(tuple(singles), unchecked, (), None, stopped)
+    best = max(kept, key=lambda c: c.delta)
+    chosen: tuple[EditCredit, ...] = (best,)
+    if len(kept) > 1 and not stopped:
+        together = apply_edits(skill, [c.edit for c in kept]).text
+        try:
+            decision, delta = gate(together)
+        except BudgetExceeded:
+            stopped = True
+        else:
+            if decision.accepted and delta >= best.delta:
+                chosen = tuple(kept)
+    text = apply_edits(skill, [c.edit for c in chosen]).text
+    return CreditOutcome(tuple(singles), unchecked, chosen, text, stopped)

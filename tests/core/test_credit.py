@@ -1,0 +1,66 @@
+"""Credit inside a rejected bundle: each edit is judged on its own evidence."""
+
+from __future__ import annotations
+
+from skillopt_core.backends._protocol import BudgetExceeded
+from skillopt_core.optim.credit import assign_credit
+from skillopt_core.records import Decision, Edit, EditOp
+
+SKILL = "# Skill\n\n- keep\n"
+GOOD = Edit(EditOp.ADD, "", "- good rule")
+ALSO = Edit(EditOp.ADD, "", "- also good")
+BAD = Edit(EditOp.ADD, "", "- harmful rule")
+WORTH = {"good rule": 0.3, "also good": 0.2, "harmful rule": -0.5}
+
+
+def score(text: str) -> float:
+    return sum(v for k, v in WORTH.items() if k in text)
+
+
+def gate(candidate: str) -> tuple[Decision, float]:
+    delta = score(candidate) - score(SKILL)
+    return Decision(delta > 0, "hard", 0.0, delta, "test"), delta
+
+
+def test_good_edits_of_a_rejected_bundle_are_taken_and_the_harmful_one_blamed() -> None:
+    outcome = assign_credit(SKILL, [GOOD, BAD, ALSO], gate, limit=4)
+    assert [c.edit for c in outcome.accepted] == [GOOD, ALSO]
+    assert (
+        outcome.skill is not None
+        and "good rule" in outcome.skill
+        and "harmful" not in outcome.skill
+    )
+    (blamed,) = outcome.blamed
+    assert blamed.edit == BAD and blamed.delta == -0.5
+
+
+def test_when_the_good_edits_clash_the_best_single_is_taken() -> None:
+    def clashing(candidate: str) -> tuple[Decision, float]:
+        delta = score(candidate) - score(SKILL)
+        if "good rule" in candidate and "also good" in candidate:
+            delta = -0.1
+        return Decision(delta > 0, "hard", 0.0, delta, "test"), delta
+
+    outcome = assign_credit(SKILL, [ALSO, GOOD], clashing, limit=4)
+    assert [c.edit for c in outcome.accepted] == [GOOD]
+    assert not outcome.blamed  # ALSO improved alone: neither blamed nor kept
+
+
+def test_the_limit_leaves_the_rest_unchecked() -> None:
+    outcome = assign_credit(SKILL, [BAD, GOOD, ALSO], gate, limit=1)
+    assert [c.edit for c in outcome.singles] == [BAD]
+    assert outcome.unchecked == (GOOD, ALSO) and outcome.skill is None
+
+
+def test_a_spent_call_budget_stops_re_gating() -> None:
+    calls = []
+
+    def spent(candidate: str) -> tuple[Decision, float]:
+        if calls:
+            raise BudgetExceeded("max_calls")
+        calls.append(candidate)
+        return gate(candidate)
+
+    outcome = assign_credit(SKILL, [GOOD, BAD], spent, limit=4)
+    assert outcome.stopped and outcome.unchecked == (BAD,)
+    assert [c.edit for c in outcome.accepted] == [GOOD]
