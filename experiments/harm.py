@@ -8,8 +8,6 @@ one of the persona's requirements, or deletes a line that addressed one.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from experiments.personas import Persona
 from skillopt_core.backends.mock.meaning import read_line
 from skillopt_core.backends.mock.world import harmful_in
@@ -20,11 +18,10 @@ def harm_kind(op: str, anchor: str, content: str, persona: Persona) -> str:
     """ "" for a harmless edit, else why it is harmful."""
     requirements = [f.requirement for f in persona.families]
     if op == "delete":
-        return (
-            "deletes a learned requirement"
-            if any(addressed(r, anchor) for r in requirements)
-            else ""
-        )
+        if harm_kind("add", "", anchor, persona):
+            return ""  # removing a harmful line is a repair
+        learned = any(addressed(r, anchor) for r in requirements)
+        return "deletes a learned requirement" if learned else ""
     text = content
     reading = read_line(text)
     if reading.broad:
@@ -35,6 +32,3 @@ def harm_kind(op: str, anchor: str, content: str, persona: Persona) -> str:
         return "harmful guidance"
     return ""
 
-
-def harmful(edits: Sequence[tuple[str, str, str]], persona: Persona) -> list[str]:
-    return [harm_kind(op, anchor, content, persona) for op, anchor, content in edits]

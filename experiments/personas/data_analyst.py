@@ -60,7 +60,7 @@ PERSONA = Persona(
                 "how much did {metric} grow quarter over quarter",
                 "give me the quarterly growth in {metric}",
             ),
-            Check("regex", r"FY\d+Q\d+", "the fiscal quarter label"),
+            Check("regex", r"FY\d+Q\d+", "the fiscal quarter label, like FY26Q3"),
             (
                 "wrong format - label the quarter like FY26Q3",
                 "no, name the quarter as FY25Q4",

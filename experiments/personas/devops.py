@@ -77,7 +77,7 @@ PERSONA = Persona(
                 "add a latency alert for {service}",
                 "prometheus alert for {service} p99 latency please",
             ),
-            Check("regex", r"\d+ms", "the threshold in milliseconds"),
+            Check("regex", r"\d+ms", "the threshold in milliseconds, like 250ms"),
             (
                 "wrong format - write the threshold like 250ms",
                 "no, give the threshold as 300ms",

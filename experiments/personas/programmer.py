@@ -34,7 +34,7 @@ PERSONA = Persona(
                 "changelog entry please: {feature}",
                 "update CHANGELOG.md for the {feature} work",
             ),
-            Check("regex", r"v\d+\.\d+\.\d+", "the release version"),
+            Check("regex", r"v\d+\.\d+\.\d+", "the release version, like v1.4.2"),
             (
                 "wrong format - name the release version like v{version}",
                 "no, the entry needs the version, formatted as v{version}",

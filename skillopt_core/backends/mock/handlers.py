@@ -12,7 +12,14 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from skillopt_core.backends._protocol import CompletionRequest
-from skillopt_core.backends.mock.meaning import carries, head, paraphrase, read_line
+from skillopt_core.backends.mock.meaning import (
+    carries,
+    head,
+    line_addresses,
+    line_contradicts,
+    paraphrase,
+    read_line,
+)
 from skillopt_core.backends.mock.world import (
     HARMFUL_GUIDANCE,
     QA_RULES,
@@ -123,6 +130,20 @@ def _unaddressed_need(reason: str, skill: str) -> str:
     )
 
 
+def _interfering_line(skill: str, reason: str) -> str:
+    """A failure whose needs the skill already carries is caused by another line: one that says
+    the opposite, or one so broad it crowds the need out. That line ("" when none)."""
+    for need in needs_in(reason):
+        wanted = read_line(need)
+        for line in skill.splitlines():
+            reading = read_line(line)
+            if line_contradicts(reading, wanted.concepts, wanted.negative) or (
+                reading.broad and not line_addresses(reading, wanted.concepts, wanted.negative)
+            ):
+                return line.strip()
+    return ""
+
+
 def _opposite(guidance: str) -> str:
     """An instruction that says the opposite of ``guidance``'s instruction."""
     text = guidance.strip().rstrip(".")
@@ -210,6 +231,13 @@ def propose_edits(request: CompletionRequest, settings: MockSettings) -> str:
                     "anchor": "",
                     "content": paraphrase(f"- {hint}", *case_salt, "wording"),
                     "rationale": f"the judge says what was missing: {case.get('reason', '')}"[:200],
+                }
+            elif night and (culprit := _interfering_line(skill, case.get("reason", ""))):
+                proposal = {
+                    "op": "delete",
+                    "anchor": culprit,
+                    "content": "",
+                    "rationale": "the skill already says what was missing, but this line overrides it",
                 }
             elif rule is None or rule.addressed_by(skill):
                 continue
