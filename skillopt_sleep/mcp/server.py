@@ -138,13 +138,22 @@ def build_server(
     jobs = Jobs(runner)
     seen: dict[str, Path] = {}
 
+    def tool(annotations: ToolAnnotations) -> Callable[[F], F]:
+        """Register ``fn`` with its docstring as one-line description and engine errors mapped."""
+
+        def register(fn: F) -> F:
+            description = " ".join((fn.__doc__ or "").split())
+            server.add_tool(engine_errors(fn), description=description, annotations=annotations)
+            return fn
+
+        return register
+
     def project_of(project: str | None, roots: ListRootsResult | None) -> Path:
         path = resolve_project(project, root_paths(roots) if roots else ())
         seen["last"] = path
         return path
 
-    @server.tool(annotations=READ_ONLY)
-    @engine_errors
+    @tool(READ_ONLY)
     def status(roots: Roots, project: Project = None) -> Status:
         """The last nights, pending proposals, schedule, backends and archive of the project
         (fast, reads small state files only)."""
@@ -152,8 +161,7 @@ def build_server(
 
         return engine_status(project_of(project, roots))
 
-    @server.tool(annotations=READ_ONLY)
-    @engine_errors
+    @tool(READ_ONLY)
     def harvest(
         roots: Roots,
         project: Project = None,
@@ -184,8 +192,7 @@ def build_server(
         }
         return HarvestView(str(root), len(result.sessions), per_harness)
 
-    @server.tool(annotations=READ_ONLY)
-    @engine_errors
+    @tool(READ_ONLY)
     def mine(roots: Roots, project: Project = None, sources: Sources = None) -> MineView:
         """Preview the recurring task families in the new sessions (nothing is replayed)."""
         from skillopt_sleep.engine import load_config
@@ -217,8 +224,7 @@ def build_server(
         root = project_of(project, roots)
         return jobs.start(root, load_config(root, overrides), dry_run=dry_run)
 
-    @server.tool(annotations=STAGES)
-    @engine_errors
+    @tool(STAGES)
     def dry_run(
         roots: Roots,
         project: Project = None,
@@ -230,8 +236,7 @@ def build_server(
         """Start a night that stages nothing, in the background; poll `night_status`."""
         return start(roots, project, True, _overrides(backend, sources, max_tasks, max_calls))
 
-    @server.tool(annotations=STAGES)
-    @engine_errors
+    @tool(STAGES)
     def run(
         roots: Roots,
         project: Project = None,
@@ -244,8 +249,7 @@ def build_server(
         Never changes live files; poll `night_status`, then show `report`."""
         return start(roots, project, False, _overrides(backend, sources, max_tasks, max_calls))
 
-    @server.tool(annotations=READ_ONLY)
-    @engine_errors
+    @tool(READ_ONLY)
     def night_status(
         roots: Roots,
         job_id: Annotated[str | None, Field(description="Job id from run / dry_run.")] = None,
@@ -260,16 +264,14 @@ def build_server(
             raise ToolError(f"no night was started by this server for {root}; call run first")
         return latest
 
-    @server.tool(annotations=READ_ONLY)
-    @engine_errors
+    @tool(READ_ONLY)
     def proposals(roots: Roots, project: Project = None) -> list[Proposal]:
         """Every staged proposal and its state (pending, adopted, rejected, rolled back)."""
         from skillopt_sleep.engine import list_proposals
 
         return list_proposals(project_of(project, roots))
 
-    @server.tool(annotations=READ_ONLY)
-    @engine_errors
+    @tool(READ_ONLY)
     def report(
         roots: Roots,
         project: Project = None,
@@ -283,8 +285,7 @@ def build_server(
         path = report_path(project_of(project, roots), proposal, format)
         return ReportView(path.parent.name, str(path), format, path.read_text(encoding="utf-8"))
 
-    @server.tool(annotations=CHANGES_LIVE)
-    @engine_errors
+    @tool(CHANGES_LIVE)
     def adopt(roots: Roots, project: Project = None, proposal: ProposalId = None) -> AdoptResult:
         """Replace the live skill files with a staged proposal (atomic, backed up). Only when the
         user explicitly asks; refuses a live file that changed since staging."""
@@ -292,16 +293,14 @@ def build_server(
 
         return engine_adopt(project_of(project, roots), proposal)
 
-    @server.tool(annotations=MARKS)
-    @engine_errors
+    @tool(MARKS)
     def reject(roots: Roots, project: Project = None, proposal: ProposalId = None) -> AdoptResult:
         """Decline a proposal; its edits are remembered and not proposed again."""
         from skillopt_sleep.engine import reject as engine_reject
 
         return engine_reject(project_of(project, roots), proposal)
 
-    @server.tool(annotations=CHANGES_LIVE)
-    @engine_errors
+    @tool(CHANGES_LIVE)
     def rollback(roots: Roots, project: Project = None, proposal: ProposalId = None) -> AdoptResult:
         """Restore the files an adopted proposal replaced, byte for byte."""
         from skillopt_sleep.engine import rollback as engine_rollback
