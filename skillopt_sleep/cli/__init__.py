@@ -10,7 +10,7 @@ import importlib
 
 from skillopt_sleep.cli._app import app
 
-_COMMAND_MODULES: tuple[str, ...] = ("harvest", "mine", "night", "config", "mcp", "install", "schedule")
+_COMMAND_MODULES: tuple[str, ...] = ("harvest", "mine", "night", "config", "mcp", "install", "schedule", "demo")
 
 for _module in _COMMAND_MODULES:
     importlib.import_module(f"skillopt_sleep.cli.{_module}")
