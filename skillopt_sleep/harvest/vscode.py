@@ -28,7 +28,15 @@ import orjson
 from skillopt_sleep.harvest._build import in_project
 from skillopt_sleep.harvest._events import FileState
 from skillopt_sleep.harvest._oplog import INITIAL, apply_entry
-from skillopt_sleep.harvest._registry import SOURCES, Feed, HarvestConfig, Source
+from skillopt_sleep.harvest._registry import (
+    SOURCES,
+    Feed,
+    HarvestConfig,
+    Source,
+    Unreadable,
+    is_file,
+    scan,
+)
 from skillopt_sleep.harvest._vscode_chat import (
     SCHEMA,
     prune,
@@ -103,27 +111,28 @@ class VsCodeChatSource(Source):
     name = "vscode"
     harness = "copilot"
 
-    def discover(self, config: HarvestConfig) -> Iterator[Path]:
+    def discover(self, config: HarvestConfig) -> Iterator[Path | Unreadable]:
         workspace_folder.cache_clear()
         project = str(config.project)
         for root in storage_roots(config):
-            try:
-                workspaces = sorted(os.scandir(root), key=lambda e: e.name)
-            except OSError:
+            workspaces = scan(root)
+            if not isinstance(workspaces, list):
+                if workspaces is not None:
+                    yield workspaces
                 continue
             for entry in workspaces:
                 folder = workspace_folder(Path(entry.path)) if entry.is_dir() else ""
                 if not folder or not in_project(folder, project):
                     continue
-                try:
-                    files = sorted(
-                        os.scandir(Path(entry.path) / "chatSessions"), key=lambda e: e.name
-                    )
-                except OSError:
+                files = scan(Path(entry.path) / "chatSessions")
+                if not isinstance(files, list):
+                    if files is not None:
+                        yield files
                     continue
                 for file in files:
-                    if file.name.endswith(".jsonl") and file.is_file():
-                        yield Path(file.path)
+                    regular = is_file(file) if file.name.endswith(".jsonl") else False
+                    if isinstance(regular, Unreadable) or regular:
+                        yield regular if isinstance(regular, Unreadable) else Path(file.path)
 
     def session_key(self, state: FileState, path: Path) -> str:
         """Also where the workspace folder is attached: the records themselves carry no cwd."""
