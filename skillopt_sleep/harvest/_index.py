@@ -32,9 +32,10 @@ from typing import Any
 
 import orjson
 
-from skillopt_core.errors import BusyError, StorageError
+from skillopt_core.errors import BusyError
 from skillopt_sleep.harvest._events import FileState
 from skillopt_sleep.harvest._lines import FileId
+from skillopt_sleep.harvest._sqlite import guarded as _guarded
 
 SCHEMA_VERSION = "3"
 INDEX_NAME = "harvest-index.sqlite3"
@@ -101,34 +102,6 @@ def unpack(blob: bytes | None) -> FileState:
     if not blob:
         return FileState()
     return FileState.from_json(orjson.loads(blob))
-
-
-@contextlib.contextmanager
-def _guarded(location: str) -> Iterator[None]:
-    """SQLite failures as our errors: busy -> BusyError, anything else -> StorageError."""
-    try:
-        yield
-    except sqlite3.OperationalError as exc:
-        text = str(exc)
-        if "locked" in text or "busy" in text:
-            raise BusyError(
-                f"the harvest index {location} is busy (another harvest is committing)",
-                hint="wait for the other run to finish, then run again",
-            ) from None
-        raise StorageError(
-            f"the harvest index {location} cannot be used: {text}",
-            hint="check the disk and the permissions of the state directory",
-        ) from None
-    except sqlite3.DatabaseError as exc:
-        raise StorageError(
-            f"the harvest index {location} is damaged: {exc}",
-            hint=f"delete {location} to re-read every transcript on the next run",
-        ) from None
-    except OSError as exc:  # the state directory cannot be made or opened
-        raise StorageError(
-            f"the harvest index {location} cannot be created: {exc.strerror or exc}",
-            hint="check the state directory (--state-dir) exists and is writable",
-        ) from None
 
 
 def _row(r: tuple[Any, ...]) -> FileRow:
