@@ -24,6 +24,7 @@ import numpy as np
 from skillopt_core.redaction import redact
 from skillopt_sleep.mine.archive import Archive, text_hash
 from skillopt_sleep.mine.candidates import Candidate, extract_candidates
+from skillopt_sleep.mine.coherence import contradictions
 from skillopt_sleep.mine.config import FamilySummary, MineConfig, MineResult
 from skillopt_sleep.mine.dream import dream
 from skillopt_sleep.mine.embed import CachedEmbedder, Embedder, create_embedder
@@ -163,6 +164,7 @@ def mine(
     tasks: list[Task] = []
     task_rows: list[int] = []
     summaries: list[FamilySummary] = []
+    withheld: list[str] = []
     for family in replayable:
         indices = by_family[family]
         members = sorted(
@@ -174,6 +176,9 @@ def mine(
         if spec is None:
             spec = synthesize(representative, members, optimizer)
             archive.put_spec(family, fingerprint, spec, night)
+        if contradictions(spec.checks):
+            withheld.append(family)  # two tasks merged: see coherence.py
+            continue
         evidence = _evidence(members)
         for i in sorted(indices, key=lambda i: rows[i][4]):
             own = occurrences.get(hashes[i], [])
@@ -203,7 +208,8 @@ def mine(
         "embed_seconds": round(embed_s, 3),
         "threshold": threshold,
         "clusters": int(labels.max() + 1) if len(labels) else 0,
-        "families": len(replayable),
+        "families": len(replayable) - len(withheld),
+        "withheld_contradictory": len(withheld),
         "one_offs": sum(1 for f in by_family if size[f] < config.min_family_size),
         "tasks": len(tasks),
         "dreamed": len(dreamed),

@@ -13,7 +13,7 @@ from skillopt_sleep.mine.embed.minilm_numpy import numpy_model_dir
 
 TEXTS = [
     "fix the failing login test in tests/test_auth.py",
-    "Warning: Prop `className` did not match. Server: \"btn-a\" Client: \"btn-b\"",
+    'Warning: Prop `className` did not match. Server: "btn-a" Client: "btn-b"',
     "traduce el README al español por favor",
     "db_1 | initdb: error: directory exists but is not empty",
 ]
