@@ -23,6 +23,10 @@ pytestmark = [
 ]
 
 
+ALLOW_MCP = "mcp__plugin_skillopt-sleep_skillopt_sleep__*"
+"""Claude Code names a plugin's MCP tools mcp__plugin_<plugin>_<server>__<tool>."""
+
+
 def _engine(h: OfflineHarness, *args: str) -> subprocess.CompletedProcess[str]:
     """`skillopt-sleep ...` as the user would run it in that HOME."""
     return subprocess.run(
@@ -86,3 +90,45 @@ def test_install_then_slash_command_runs_the_engine_and_the_hook_records_the_ses
         assert not command.exists()
         listed = h.run(["plugin", "list"], cwd=h.home, timeout_s=60)
         assert "skillopt-sleep@" not in listed.stdout, listed.stdout
+
+
+def test_the_plugin_mcp_server_answers_from_the_plugin_cache(tmp_path: Path) -> None:
+    """The plugin's `.mcp.json` starts `scripts/engine.py mcp` from Claude Code's plugin cache; the
+    launcher finds the engine through engine.json and the status tool's result comes back."""
+    from tests.integrations._toolfake import (
+        ToolFakeServer,
+        call_tool_once,
+        has_tool_result,
+        matching,
+    )
+
+    state, project = tmp_path / "state", tmp_path / "webapp"
+    project.mkdir()
+    respond = call_tool_once(
+        matching("skillopt_sleep", "status"), {"project": str(project)}, "Status received."
+    )
+    with (
+        ToolFakeServer(respond) as fake,
+        offline_harness(
+            "claude",
+            fake,
+            tmp_path,
+            # `claude -p` may start answering before slow MCP servers connect; make it wait
+            env_overrides={
+                "SKILLOPT_SLEEP_HOME": str(state),
+                "MCP_CONNECTION_NONBLOCKING": "false",
+            },
+        ) as h,
+    ):
+        installed = _engine(h, "install", "claude-code")
+        assert installed.returncode == 0, installed.stderr
+        done = h.run(
+            ["-p", "What is the SkillOpt-Sleep status?", "--allowedTools", ALLOW_MCP],
+            cwd=project,
+            timeout_s=180,
+        )
+    log = done.stdout[-2000:] + done.stderr[-2000:]
+    answered = [r for r in fake.generation_requests if has_tool_result(r.body)]
+    assert answered, log
+    result = full_text(answered[-1].body)
+    assert str(project) in result and "state_dir" in result, log
