@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import shutil
 
-from skillopt_sleep.install.changes import CommandSpec, FileSpec, Spec
 from skillopt_sleep.install.engine_command import render
 from skillopt_sleep.install.layout import Homes, plugin_dir, template
+from skillopt_sleep.install.specs import CommandSpec, FileSpec, Spec
 
 MARKETPLACE = "skillopt-sleep"
 PLUGIN = "skillopt-sleep@skillopt-sleep"

@@ -14,9 +14,9 @@ import subprocess
 
 import tomli_w
 
-from skillopt_sleep.install.changes import BlockSpec, FileSpec, Spec
 from skillopt_sleep.install.engine_command import mcp_argv, render
 from skillopt_sleep.install.layout import Homes, template
+from skillopt_sleep.install.specs import BlockSpec, FileSpec, Spec
 
 SKILL = "skills/skillopt-sleep/SKILL.md"
 FIRST_WITH_AGENTS_SKILLS = (0, 95)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillopt_sleep.install.changes import FileSpec, JsonKeySpec, Spec
 from skillopt_sleep.install.engine_command import mcp_argv, render
 from skillopt_sleep.install.layout import Homes, template
+from skillopt_sleep.install.specs import FileSpec, JsonKeySpec, Spec
 from skillopt_sleep.mcp import SERVER_NAME
 
 SKILL = "skills/skillopt-sleep/SKILL.md"

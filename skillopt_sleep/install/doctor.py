@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from skillopt_sleep.install.changes import BlockSpec, FileSpec, JsonKeySpec, block_text
+from skillopt_sleep.install.edit_block import block_text
 from skillopt_sleep.install.engine_command import pointer, pointer_path, resolves
 from skillopt_sleep.install.layout import HARNESSES, Homes
 from skillopt_sleep.install.manifest import Manifest, sha256
+from skillopt_sleep.install.specs import BlockSpec, FileSpec, JsonKeySpec
 
 Level = Literal["ok", "warn", "fail", "info"]
 CLIS = {"claude-code": "claude", "codex": "codex", "copilot": "copilot"}

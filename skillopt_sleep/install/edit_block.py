@@ -1,0 +1,109 @@
+"""A marked block appended to a text config the user owns (Codex's ``config.toml``): the rest of
+the file, comments included, is never rewritten; a table the user defined themselves is left
+alone; undo removes the block (and the separator we added) only while it is what we wrote."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from skillopt_sleep.install import _fs
+from skillopt_sleep.install.edit_json import dig
+from skillopt_sleep.install.manifest import Entry, Manifest, sha256
+from skillopt_sleep.install.specs import Action, BlockSpec, Verb
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+BEGIN = "# >>> skillopt-sleep (managed block; `skillopt-sleep uninstall` removes it)"
+END = "# <<< skillopt-sleep"
+
+
+def block_text(body: str) -> str:
+    """The managed block as written, markers included (``doctor`` hashes it too)."""
+    return f"{BEGIN}\n{body.rstrip()}\n{END}\n"
+
+
+def _find_block(text: str) -> tuple[int, int] | None:
+    start = text.find(BEGIN)
+    if start < 0:
+        return None
+    end = text.find(END, start)
+    if end < 0:
+        return None
+    end += len(END)
+    if text[end : end + 1] == "\n":
+        end += 1
+    return start, end
+
+
+def _defines(text: str, table: Sequence[str]) -> bool:
+    try:
+        data: Any = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return False
+    return dig(data, table) is not None
+
+
+def apply_block(spec: BlockSpec, manifest: Manifest, dry_run: bool) -> Action:
+    raw = _fs.read(spec.path)
+    text = raw.decode("utf-8") if raw is not None else ""
+    block = block_text(spec.body)
+    entry = manifest.find(spec.harness, str(spec.path), "block")
+    new = Entry(spec.harness, "text-block", str(spec.path), sha256(block), key="block")
+    where = _find_block(text)
+    if where is not None and text[where[0] : where[1]] == block:
+        if entry is None and not dry_run:
+            manifest.put(new)
+        return Action("unchanged", str(spec.path), "managed block")
+    if where is None and spec.table and _defines(text, spec.table):
+        return Action(
+            "skip",
+            str(spec.path),
+            f"[{'.'.join(spec.table)}] is already defined there by you; left as it is",
+        )
+    new.created = entry.created if entry is not None else raw is None
+    new.created_dirs = entry.created_dirs if entry is not None else _fs.missing_dirs(spec.path)
+    if where is None:
+        verb: Verb = "create"
+        new.prefix = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
+        updated = text + new.prefix + block
+    else:
+        new.prefix = entry.prefix if entry is not None else ""
+        old = text[where[0] : where[1]]
+        verb = "update" if entry is not None and sha256(old) == entry.sha256 else "replace"
+        updated = text[: where[0]] + block + text[where[1] :]
+    detail = "managed block"
+    if not dry_run:
+        if verb == "replace":
+            new.backup = str(_fs.backup(spec.path))
+            detail = f"managed block was edited; file backed up to {new.backup}"
+        _fs.write(spec.path, updated.encode("utf-8"))
+        manifest.put(new)
+    return Action(verb, str(spec.path), detail)
+
+
+def undo_block(entry: Entry, dry_run: bool) -> Action:
+    path = Path(entry.path)
+    raw = _fs.read(path)
+    text = raw.decode("utf-8") if raw is not None else ""
+    where = _find_block(text)
+    if where is None:
+        return Action("skip", entry.path, "managed block already gone")
+    if sha256(text[where[0] : where[1]]) != entry.sha256:
+        return Action("keep", entry.path, "managed block edited since install; left in place")
+    head = text[: where[0]]
+    if entry.prefix and head.endswith(entry.prefix):
+        head = head[: len(head) - len(entry.prefix)]
+    rest = head + text[where[1] :]
+    if not dry_run:
+        if entry.created and not rest.strip():
+            path.unlink()
+            _fs.remove_empty(entry.created_dirs)
+        else:
+            _fs.write(path, rest.encode("utf-8"))
+    return Action("remove", entry.path, "managed block")

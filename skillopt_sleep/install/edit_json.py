@@ -1,0 +1,102 @@
+"""One key in a JSON config the user owns (Copilot's ``mcp-config.json``, VS Code's ``mcp.json``):
+merged key-wise, the rest of the file kept; undo removes the key only while it is what we wrote,
+and the file too when we created it and nothing else is left."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from skillopt_sleep.install import _fs
+from skillopt_sleep.install.manifest import Entry, Manifest, sha256
+from skillopt_sleep.install.specs import Action, JsonKeySpec, Verb
+
+
+def _load_json(path: Path) -> dict[str, Any] | None:
+    raw = _fs.read(path)
+    if raw is None or not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def dig(data: dict[str, Any], keys: Sequence[str]) -> Any:
+    node: Any = data
+    for key in keys:
+        if not isinstance(node, dict) or key not in node:
+            return None
+        node = node[key]
+    return node
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def _dump_json(path: Path, data: dict[str, Any]) -> None:
+    _fs.write(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+
+
+def apply_json(spec: JsonKeySpec, manifest: Manifest, dry_run: bool) -> Action:
+    key = ".".join(spec.keys)
+    data = _load_json(spec.path)
+    if data is None:
+        return Action("skip", str(spec.path), "not a JSON object; fix it, then install again")
+    current = dig(data, spec.keys)
+    entry = manifest.find(spec.harness, str(spec.path), key)
+    new = Entry(spec.harness, "json-key", str(spec.path), sha256(_canon(spec.value)), key=key)
+    if current is not None and _canon(current) == _canon(spec.value):
+        if entry is None and not dry_run:
+            manifest.put(new)
+        return Action("unchanged", str(spec.path), key)
+    existed = spec.path.exists()
+    if current is None:
+        verb: Verb = "create"
+    elif entry is not None and sha256(_canon(current)) == entry.sha256:
+        verb = "update"
+    else:
+        verb = "replace"
+    new.created = entry.created if entry is not None else not existed
+    new.created_dirs = entry.created_dirs if entry is not None else _fs.missing_dirs(spec.path)
+    detail = key
+    if not dry_run:
+        if verb == "replace":
+            new.backup = str(_fs.backup(spec.path))
+            detail = f"{key} (was different; file backed up to {new.backup})"
+        node = data
+        for part in spec.keys[:-1]:
+            node = node.setdefault(part, {})
+        node[spec.keys[-1]] = spec.value
+        _dump_json(spec.path, data)
+        manifest.put(new)
+    return Action(verb, str(spec.path), detail)
+
+
+def undo_json(entry: Entry, dry_run: bool) -> Action:
+    path = Path(entry.path)
+    data = _load_json(path)
+    keys = entry.key.split(".")
+    current = None if data is None else dig(data, keys)
+    if data is None or current is None:
+        return Action("skip", entry.path, f"{entry.key} already gone")
+    if sha256(_canon(current)) != entry.sha256:
+        return Action("keep", entry.path, f"{entry.key} changed since install; left in place")
+    if not dry_run:
+        parents = [data]
+        for part in keys[:-1]:
+            parents.append(parents[-1][part])
+        del parents[-1][keys[-1]]
+        for depth in range(len(keys) - 1, 0, -1):  # drop containers we emptied
+            if parents[depth] == {}:
+                del parents[depth - 1][keys[depth - 1]]
+        if entry.created and data == {}:
+            path.unlink()
+            _fs.remove_empty(entry.created_dirs)
+        else:
+            _dump_json(path, data)
+    return Action("remove", entry.path, entry.key)

@@ -1,0 +1,63 @@
+"""What the installer can be asked to write: four kinds of change, and what it reports back.
+
+- :class:`FileSpec`: a whole file we own (a skill, a command, the engine pointer).
+- :class:`JsonKeySpec`: one key inside a JSON config the user owns (``mcpServers.skillopt_sleep``).
+- :class:`BlockSpec`: a marked block appended to a text config the user owns (Codex's TOML), so
+  the rest of the file, comments included, is never rewritten.
+- :class:`CommandSpec`: a harness command (``claude plugin install``) with the command undoing it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+Verb = Literal[
+    "create", "update", "unchanged", "replace", "skip", "remove", "keep", "restore", "run"
+]
+
+
+@dataclass(frozen=True)
+class Action:
+    """One line of what install / uninstall did (or, with --dry-run, would do)."""
+
+    verb: Verb
+    path: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class FileSpec:
+    harness: str
+    path: Path
+    content: str
+    executable: bool = False
+
+
+@dataclass(frozen=True)
+class JsonKeySpec:
+    harness: str
+    path: Path
+    keys: tuple[str, ...]  # e.g. ("mcpServers", "skillopt_sleep")
+    value: Any
+
+
+@dataclass(frozen=True)
+class BlockSpec:
+    harness: str
+    path: Path
+    body: str  # the block between the markers
+    table: tuple[str, ...] = ()  # a TOML table the block defines; refuse if defined elsewhere
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    harness: str
+    label: str
+    argv: tuple[str, ...]
+    undo: tuple[str, ...]
+    env: dict[str, str] = field(default_factory=dict)
+
+
+Spec = FileSpec | JsonKeySpec | BlockSpec | CommandSpec
