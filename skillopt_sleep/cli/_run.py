@@ -7,7 +7,6 @@ terminal, so piped output and ``--json`` stay clean.
 
 from __future__ import annotations
 
-import functools
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -20,31 +19,19 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def fail(message: str, code: int, hint: str = "") -> typer.Exit:
-    from rich.console import Console
-    from rich.markup import escape
+    """Print ``error: message`` (and the fix) and return the exit to raise."""
+    from skillopt_core.cli_errors import print_error
 
-    console = Console(stderr=True, highlight=False)
-    console.print(f"[red]error:[/red] {escape(message)}")
-    if hint:
-        console.print(f"  fix: {escape(hint)}")
+    print_error(message, hint)
     return typer.Exit(code)
 
 
 def handle_errors(command: F) -> F:
-    """Map the engine's errors to their exit codes, once for every command."""
+    """Map the engine's errors to their exit codes, once for every command (the same mapping
+    as the ``skillopt`` CLI: :func:`skillopt_core.cli_errors.reports_errors`)."""
+    from skillopt_core.cli_errors import reports_errors
 
-    @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from skillopt_core.errors import SkillOptError
-
-        try:
-            return command(*args, **kwargs)
-        except SkillOptError as exc:
-            raise fail(exc.message, exc.exit_code, exc.hint) from None
-        except KeyboardInterrupt:
-            raise fail("interrupted", 130) from None
-
-    return wrapper  # type: ignore[return-value]
+    return reports_errors(command)
 
 
 def emit_json(value: Any) -> None:

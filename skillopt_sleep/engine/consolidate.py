@@ -19,7 +19,7 @@ from skillopt_core.errors import NoEvidenceError
 from skillopt_core.optim.buffer import RejectedBuffer
 from skillopt_core.optim.gate import GatePolicy
 from skillopt_core.optim.schedule import LRSchedule
-from skillopt_core.optim.trainer import StepCallback, Trainer
+from skillopt_core.optim.trainer import StepCallback, Trainer, TrainResult
 from skillopt_core.records import EvalResult
 from skillopt_core.rundir import RunDir
 from skillopt_sleep.engine.config import SleepConfig
@@ -125,7 +125,7 @@ def consolidate(
         trainer.state.meta_notes = carry.meta_notes
     known = len(carry.rejected)
     result = trainer.fit()
-    _guard_evidence(env, result.history, roles)
+    _guard_evidence(env, result, roles)
     best = result.best_skill
     evaluate = trainer.evaluator.evaluate
     has_test = bool(env.items("test"))
@@ -151,7 +151,7 @@ def consolidate(
     )
 
 
-def _guard_evidence(env: NightEnvironment, history: Any, roles: Roles) -> None:
+def _guard_evidence(env: NightEnvironment, result: TrainResult, roles: Roles) -> None:
     """A night that learned nothing because nothing usable came back must say so, loudly."""
     reason = env.unusable_reason()
     if reason:
@@ -160,10 +160,5 @@ def _guard_evidence(env: NightEnvironment, history: Any, roles: Roles) -> None:
             f"came back as {reason}; no edit can be judged",
             hint="check the target backend's login and model (skillopt-sleep doctor), then run again",
         )
-    steps = [h for h in history if isinstance(h, Mapping)]
-    dropped = [d for h in steps for d in h.get("dropped_minibatches", [])]
-    if steps and dropped and not any(h.get("proposed") for h in steps):
-        raise NoEvidenceError(
-            f"the optimizer {roles.optimizer.name} never returned usable edits ({dropped[0]})",
-            hint="check the optimizer model; it must answer with the JSON edits it is asked for",
-        )
+    if result.stop_error is not None:
+        raise result.stop_error
