@@ -3,8 +3,9 @@
 Tables: ``occurrences`` (one per session request; a re-harvested session updates its row, never
 adds a duplicate), ``requests`` (one per distinct request text: family, split, nights seen),
 ``embeddings`` (an encoded request per text hash and embedder cache key — only for embedders
-whose encoding depends on the text alone) and ``families`` (the synthesised judge, with a fingerprint of the members it
-was made from so it is re-synthesised only when the family changed).
+whose encoding depends on the text alone), ``families`` (the synthesised judge, with a fingerprint of the members it
+was made from so it is re-synthesised only when the family changed) and ``confirmations`` (the
+optimizer's answer on whether a candidate family is one task, by the hash of its request texts).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ CREATE TABLE IF NOT EXISTS embeddings (
     PRIMARY KEY (text_hash, embedder));
 CREATE TABLE IF NOT EXISTS families (
     id TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, spec TEXT NOT NULL, updated_night TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS confirmations (family_hash TEXT PRIMARY KEY, groups TEXT NOT NULL);
 """
 
 
@@ -190,6 +192,19 @@ class Archive:
             self._db.execute(
                 "INSERT OR REPLACE INTO families VALUES (?, ?, ?, ?)",
                 (family, fingerprint, spec_to_json(spec), night),
+            )
+
+    def confirmation(self, family_hash: str) -> list[list[int]] | None:
+        row = self._db.execute(
+            "SELECT groups FROM confirmations WHERE family_hash = ?", (family_hash,)
+        ).fetchone()
+        return [list(g) for g in json.loads(row[0])] if row else None
+
+    def put_confirmation(self, family_hash: str, groups: list[list[int]]) -> None:
+        with self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO confirmations VALUES (?, ?)",
+                (family_hash, json.dumps(groups)),
             )
 
     def counts(self) -> dict[str, int]:

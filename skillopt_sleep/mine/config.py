@@ -19,6 +19,7 @@ class MineConfig:
     )
     scale_k: int = 0  # local scaling by the k-th neighbour; 0 = off, the default (see cluster.py)
     min_family_size: int = 2  # occasions a family needs before it is replayed (see occasions.py)
+    confirm_budget: int = 8  # optimizer calls a night may spend checking families (confirm.py)
     include_one_offs: bool = False
     splits: SplitPolicy = field(default_factory=SplitPolicy)
     recall_k: int = 3

@@ -25,6 +25,7 @@ from skillopt_core.redaction import redact
 from skillopt_sleep.mine.archive import Archive, text_hash
 from skillopt_sleep.mine.candidates import Candidate, extract_candidates
 from skillopt_sleep.mine.coherence import contradictions
+from skillopt_sleep.mine.confirm import confirm_families
 from skillopt_sleep.mine.config import FamilySummary, MineConfig, MineResult
 from skillopt_sleep.mine.dream import dream
 from skillopt_sleep.mine.embed import CachedEmbedder, Embedder, create_embedder
@@ -68,6 +69,28 @@ def embed_with_cache(
         blobs = embedder.encode(texts)
         archive.put_embeddings(key, dict(zip(hashes, blobs, strict=True)))
         return embedder.assemble(blobs), len(texts)
+
+
+def _confirmed(
+    labels: np.ndarray, texts: Sequence[str], optimizer: Any, budget: int, archive: Archive
+) -> tuple[np.ndarray, dict[str, int]]:
+    """``labels`` with the families the optimizer split relabelled (see ``confirm``)."""
+    rows: dict[int, list[int]] = {}
+    for i, label in enumerate(labels):
+        rows.setdefault(int(label), []).append(i)
+    splits, counts = confirm_families(
+        {label: [texts[i] for i in members] for label, members in rows.items()},
+        optimizer,
+        budget,
+        (archive.confirmation, archive.put_confirmation),
+    )
+    out = labels.copy()
+    fresh = int(labels.max()) + 1 if len(labels) else 0
+    for label, groups in sorted(splits.items()):
+        for group in groups[1:]:
+            out[[rows[label][i] for i in group]] = fresh
+            fresh += 1
+    return out, counts
 
 
 def _family_ids(
@@ -136,6 +159,9 @@ def mine(
     embed_s = time.perf_counter() - t0
     threshold = config.threshold if config.threshold is not None else embedder.default_threshold
     labels = label_families(vectors, compared, embedder, threshold, scale_k=config.scale_k)
+    confirmed = {"calls": 0, "cached": 0, "split": 0}
+    if optimizer is not None and config.confirm_budget > 0:
+        labels, confirmed = _confirmed(labels, texts, optimizer, config.confirm_budget, archive)
     family_of = _family_ids(labels, hashes, [r[2] for r in rows])
     archive.set_families(dict(zip(hashes, family_of, strict=True)))
 
@@ -210,6 +236,9 @@ def mine(
         "clusters": int(labels.max() + 1) if len(labels) else 0,
         "families": len(replayable) - len(withheld),
         "withheld_contradictory": len(withheld),
+        "confirm_calls": confirmed["calls"],
+        "confirm_cached": confirmed["cached"],
+        "confirm_split": confirmed["split"],
         "one_offs": sum(1 for f in by_family if size[f] < config.min_family_size),
         "tasks": len(tasks),
         "dreamed": len(dreamed),
