@@ -116,3 +116,38 @@ def test_hooks_json_runs_the_hook_from_the_plugin_root() -> None:
     assert hook["type"] == "command"
     assert "${CLAUDE_PLUGIN_ROOT}/hooks/session_end.py" in hook["command"]
     assert "~" not in hook["command"] and ".claude/" not in hook["command"]
+
+
+@pytest.mark.parametrize(
+    ("platform", "env", "expected"),
+    [
+        ("win32", {"LOCALAPPDATA": r"C:\Users\Dev User\AppData\Local"}, "skillopt-sleep"),
+        ("darwin", {}, "Library/Application Support/skillopt-sleep"),
+        ("linux", {"XDG_STATE_HOME": "/x/state"}, "/x/state/skillopt-sleep"),
+    ],
+)
+def test_plugin_state_dir_matches_the_engine_per_platform(
+    platform: str, env: dict[str, str], expected: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stdlib-only launcher computes the engine's state dir itself, on every OS."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_locate", PLUGIN / "scripts" / "_locate.py")
+    assert spec and spec.loader
+    locate = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(locate)
+    monkeypatch.delenv("SKILLOPT_SLEEP_HOME", raising=False)
+    for name in ("LOCALAPPDATA", "XDG_STATE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(locate.sys, "platform", platform)
+    found = str(locate.state_dir()).replace("\\", "/")
+    assert found.endswith(expected.replace("\\", "/"))
+    if platform == "win32":
+        assert found.startswith("C:/Users/Dev User/AppData/Local")
+    if platform == "linux":
+        import platformdirs
+
+        monkeypatch.setenv("XDG_STATE_HOME", "/x/state")
+        assert found == str(Path(platformdirs.user_state_dir("skillopt-sleep", appauthor=False)))
