@@ -25,8 +25,8 @@ from skillopt_core.redaction import redact
 from skillopt_sleep.mine.archive import Archive, text_hash
 from skillopt_sleep.mine.candidates import Candidate, extract_candidates
 from skillopt_sleep.mine.coherence import contradictions
-from skillopt_sleep.mine.confirm import confirm_families
 from skillopt_sleep.mine.config import FamilySummary, MineConfig, MineResult
+from skillopt_sleep.mine.confirm import confirm_families
 from skillopt_sleep.mine.dream import dream
 from skillopt_sleep.mine.embed import CachedEmbedder, Embedder, create_embedder
 from skillopt_sleep.mine.families import MASK_VERSION, compared_text, label_families
