@@ -76,6 +76,8 @@ def install(
     manifest = manifest or Manifest()
     actions = [apply(_pointer_spec(), manifest, dry_run)]
     for harness in harnesses_of(names):
+        if harness == "claude-code" and claude_plugin and not claude.plugin_commands():
+            actions.append(Action("skip", "claude plugin install", claude.NO_CLAUDE))
         for spec in specs_for(
             harness, homes, mcp=mcp, claude_plugin=claude_plugin, vscode_project=vscode_project
         ):

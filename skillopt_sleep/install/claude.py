@@ -19,6 +19,10 @@ from skillopt_sleep.install.specs import CommandSpec, FileSpec, Spec
 MARKETPLACE = "skillopt-sleep"
 PLUGIN = "skillopt-sleep@skillopt-sleep"
 COMMAND = "user-command/skillopt-sleep.md"
+NO_CLAUDE = (
+    "`claude` is not on PATH, so the plugin (skill, SessionEnd hook, MCP server) was not "
+    "installed; install Claude Code and run this again"
+)
 
 
 def plugin_commands(claude: str | None = None) -> list[Spec]:
