@@ -52,6 +52,8 @@ class Homes:
 def plugin_dir(harness: Harness) -> Path:
     """The shipped plugin folder of ``harness`` (real path, so harness CLIs record a stable one)."""
     root = Path(str(resources.files("skillopt_sleep") / "_plugins"))
+    if not root.is_dir():  # a checkout whose git turned the symlink into a text file (Windows)
+        root = Path(__file__).resolve().parents[2] / "plugins"
     return (root / harness).resolve()
 
 

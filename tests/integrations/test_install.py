@@ -163,3 +163,26 @@ def test_shipped_skills_have_valid_frontmatter() -> None:
         front = yaml.safe_load(text.split("---")[1])
         assert front["name"] == "skillopt-sleep"
         assert 1 <= len(front["description"]) <= 1024
+
+
+def test_every_plugin_file_is_shipped_in_the_wheel() -> None:
+    """pyproject's package-data globs (which do not match hidden folders with ``*``) must cover
+    every file under plugins/, or `pip install` users get a plugin with holes."""
+    import glob
+
+    root = Path(__file__).resolve().parents[2]
+    pyproject = tomllib.loads((root / "pyproject.toml").read_text())
+    patterns = pyproject["tool"]["setuptools"]["package-data"]["skillopt_sleep"]
+    package = root / "skillopt_sleep"
+    shipped = {
+        Path(match).relative_to("_plugins").as_posix()
+        for pattern in patterns
+        if pattern.startswith("_plugins/")
+        for match in glob.glob(pattern, root_dir=package)
+    }
+    files = {
+        p.relative_to(root / "plugins").as_posix()
+        for p in (root / "plugins").rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+    assert files - shipped == set()
