@@ -11,6 +11,10 @@ current skill (up to ``limit`` re-gates, the step's edit budget):
   edit is recorded as harmful only on its own evidence;
 - edits left unchecked (limit or call budget reached) keep the bundle's delta, as before.
 
+An accepted bundle can carry a harmful edit that the others outweigh. :func:`prune_bundle`
+gates the bundle leave-one-out: an edit whose removal scores higher than the whole bundle is
+dropped and blamed with its own (negative) contribution, so it cannot ride along.
+
 Pure over a ``gate`` callable, so it is tested without a trainer or a backend.
 """
 
@@ -93,3 +97,39 @@ def assign_credit(skill: str, edits: Sequence[Edit], gate: Gate, limit: int) -> 
                 chosen = tuple(kept)
     text = apply_edits(skill, [c.edit for c in chosen]).text
     return CreditOutcome(tuple(singles), unchecked, chosen, text, stopped)
+
+
+@dataclass(frozen=True)
+class Pruned:
+    kept: tuple[Edit, ...]  # the bundle's edits that stay
+    dropped: tuple[EditCredit, ...]  # removing it scored higher: its contribution is negative
+    skill: str  # the skill with the kept edits applied
+    stopped: bool = False
+
+
+def prune_bundle(
+    skill: str, edits: Sequence[Edit], candidate: str, delta: float, gate: Gate, limit: int
+) -> Pruned:
+    """Leave-one-out over an accepted bundle (``candidate`` = ``skill`` + ``edits``, which scored
+    ``delta`` over ``skill``). Falls back to the whole bundle if the pruned one is not accepted."""
+    dropped: list[EditCredit] = []
+    for edit in edits[: max(0, limit)]:
+        rest = [e for e in edits if e is not edit]
+        try:
+            _, without = gate(apply_edits(skill, rest).text)
+        except BudgetExceeded:
+            return Pruned(tuple(edits), (), candidate, True)
+        if without > delta:
+            dropped.append(EditCredit(edit, delta - without, False))
+    if not dropped:
+        return Pruned(tuple(edits), (), candidate)
+    gone = {c.edit.key() for c in dropped}
+    kept = tuple(e for e in edits if e.key() not in gone)
+    text = apply_edits(skill, kept).text
+    try:
+        decision, pruned_delta = gate(text)
+    except BudgetExceeded:
+        return Pruned(tuple(edits), (), candidate, True)
+    if not kept or not decision.accepted or pruned_delta < delta:
+        return Pruned(tuple(edits), (), candidate)
+    return Pruned(kept, tuple(dropped), text)

@@ -22,7 +22,7 @@ from skillopt_core.envs.base import Environment
 from skillopt_core.errors import SkillOptError, StorageError
 from skillopt_core.optim.aggregate import aggregate
 from skillopt_core.optim.buffer import RejectedBuffer
-from skillopt_core.optim.credit import assign_credit
+from skillopt_core.optim.credit import assign_credit, prune_bundle
 from skillopt_core.optim.evaluate import Evaluator
 from skillopt_core.optim.evidence import unusable
 from skillopt_core.optim.gate import decide
@@ -333,8 +333,15 @@ class Trainer:
             decision=decision.reason, val_current=decision.current, val_candidate=decision.candidate
         )
         if decision.accepted:
+            text = report.text
+            if cfg.credit and len(applied) > 1:  # no harmful edit rides along with good ones
+                pruned = prune_bundle(skill, applied, text, delta, self._gate, budget)
+                applied, text = list(pruned.kept), pruned.skill
+                for dropped in pruned.dropped:
+                    self.rejected.add([dropped.edit], dropped.delta, step)
+                record["pruned_edits"] = [c.edit.to_json() for c in pruned.dropped]
             record["accepted"] = True
-            record["skill_version"] = self._accept(report.text)
+            record["skill_version"] = self._accept(text)
             self.state.accepted.extend(
                 {**e.to_json(), "step": step, "delta": delta} for e in applied
             )

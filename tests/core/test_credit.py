@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from skillopt_core.backends._protocol import BudgetExceeded
-from skillopt_core.optim.credit import assign_credit
+from skillopt_core.optim.credit import assign_credit, prune_bundle
 from skillopt_core.records import Decision, Edit, EditOp
 
 SKILL = "# Skill\n\n- keep\n"
@@ -64,3 +64,18 @@ def test_a_spent_call_budget_stops_re_gating() -> None:
     outcome = assign_credit(SKILL, [GOOD, BAD], spent, limit=4)
     assert outcome.stopped and outcome.unchecked == (BAD,)
     assert [c.edit for c in outcome.accepted] == [GOOD]
+
+
+def test_a_harmful_edit_cannot_ride_along_in_an_accepted_bundle() -> None:
+    candidate = SKILL + "- good rule\n- harmful rule\n- also good\n"
+    pruned = prune_bundle(SKILL, [GOOD, BAD, ALSO], candidate, score(candidate), gate, limit=4)
+    assert pruned.kept == (GOOD, ALSO)
+    (dropped,) = pruned.dropped
+    assert dropped.edit == BAD and dropped.delta == -0.5
+    assert "harmful" not in pruned.skill and "also good" in pruned.skill
+
+
+def test_a_bundle_of_good_edits_is_kept_whole() -> None:
+    candidate = SKILL + "- good rule\n- also good\n"
+    pruned = prune_bundle(SKILL, [GOOD, ALSO], candidate, score(candidate), gate, limit=4)
+    assert pruned.kept == (GOOD, ALSO) and not pruned.dropped and pruned.skill == candidate

@@ -25,3 +25,13 @@ def test_a_run_is_deterministic_for_a_seed() -> None:
     first, second = run(spec), run(spec)
     assert first.calls > 0 and first.tokens > 0
     assert (first.final, first.edits, first.skills) == (second.final, second.edits, second.skills)
+
+
+def test_skillopt_sleep_demo_runs_the_proof() -> None:
+    from typer.testing import CliRunner
+
+    from skillopt_sleep.cli import app
+
+    result = CliRunner().invoke(app, ["demo", "--nights", "1", "--seed", "3"])
+    assert "baseline (before night 1)" in result.output
+    assert result.exit_code in (0, 1)  # one night may not see a harmful edit rejected

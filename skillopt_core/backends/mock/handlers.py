@@ -144,6 +144,26 @@ def _interfering_line(skill: str, reason: str) -> str:
     return ""
 
 
+def _overgeneralised(
+    skill: str, cases: Sequence[Mapping[str, Any]], salt: tuple[Any, ...], settings: MockSettings
+) -> dict[str, str]:
+    """Reflecting on replays that passed every check, the optimizer sometimes decides a learned
+    rule worked so well it should apply to every answer: a too-broad edit ({} when not)."""
+    if not any(c.get("reason") == "all checks passed" for c in cases):
+        return {}  # not a replayed task (QA items keep their own world)
+    learned = [line for line in skill.splitlines() if line.startswith("- ")]
+    learned = [line for line in learned if not read_line(line).broad]
+    if not learned or stable_fraction(*salt, "overgeneralise") >= settings.wrong_rate:
+        return {}
+    line = learned[int(stable_fraction(*salt, "which") * len(learned))]
+    return {
+        "op": "add",
+        "anchor": "",
+        "content": f"- In every answer, whatever the request: {head(line).rstrip('.')}.",
+        "rationale": "this rule keeps working; apply it everywhere",
+    }
+
+
 def _opposite(guidance: str) -> str:
     """An instruction that says the opposite of ``guidance``'s instruction."""
     text = guidance.strip().rstrip(".")
@@ -257,6 +277,11 @@ def propose_edits(request: CompletionRequest, settings: MockSettings) -> str:
             )
             if key not in blocked and proposal not in edits:
                 edits.append(proposal)
+    else:
+        proposal = _overgeneralised(skill, meta.get("cases", []), (*salt, skill), settings)
+        key = ("add", "", " ".join(proposal.get("content", "").split()))
+        if proposal and key not in blocked:
+            edits.append(proposal)
     malformed = stable_fraction(*salt, "format") < settings.malformed_rate
     return _render_json({"edits": edits}, malformed)
 
