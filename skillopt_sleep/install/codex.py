@@ -43,10 +43,15 @@ def skill_root(homes: Homes, version: tuple[int, ...] | None) -> str:
     return str(homes.agents_skills)
 
 
+PASSED_ENV = ("SKILLOPT_SLEEP_HOME", "SKILLOPT_SLEEP_CONFIG")
+"""Codex starts MCP servers with a minimal environment; these keep the user's state dir and
+config file the same for the server as for their shell."""
+
+
 def mcp_block() -> str:
     argv = mcp_argv()
-    table = {"mcp_servers": {"skillopt_sleep": {"command": argv[0], "args": argv[1:]}}}
-    return tomli_w.dumps(table).strip()
+    server = {"command": argv[0], "args": argv[1:], "env_vars": list(PASSED_ENV)}
+    return tomli_w.dumps({"mcp_servers": {"skillopt_sleep": server}}).strip()
 
 
 def specs(homes: Homes, *, mcp: bool = True, version: tuple[int, ...] | None = None) -> list[Spec]:

@@ -88,6 +88,7 @@ def test_install_sh_then_codex_exec_sees_the_skill_and_calls_the_mcp_status(
         assert answered, log
         result = full_text(answered[-1].body)
         assert str(project) in result and "state_dir" in result, result[-3000:]
+        assert str(state / "projects") in result  # SKILLOPT_SLEEP_HOME reached the server
 
         removed = _script("uninstall.sh", dict(h.env))
         assert removed.returncode == 0, removed.stderr
