@@ -29,8 +29,12 @@ def test_copilot_calls_the_mcp_status_tool_and_gets_the_engine_status(
     state, project = tmp_path / "state", tmp_path / "webapp"
     project.mkdir()
     monkeypatch.setenv("SKILLOPT_SLEEP_HOME", str(state))
-    env = {"SKILLOPT_SLEEP_HOME": str(state), "SKILLOPT_SLEEP_PROJECT": str(project)}
-    respond = call_tool_once(matching("skillopt_sleep", "status"), {}, "Status received.")
+    env = {"SKILLOPT_SLEEP_HOME": str(state)}
+    # Copilot CLI 1.0 declares no MCP roots, so the model names the project, as the installed
+    # skill and instructions tell it to (the server never falls back to its own cwd).
+    respond = call_tool_once(
+        matching("skillopt_sleep", "status"), {"project": str(project)}, "Status received."
+    )
     with (
         ToolFakeServer(respond) as fake,
         offline_harness("copilot", fake, tmp_path, env_overrides=env) as h,
@@ -45,4 +49,5 @@ def test_copilot_calls_the_mcp_status_tool_and_gets_the_engine_status(
     assert answered, log
     result = full_text(answered[-1].body)
     assert str(project) in result and "nights" in result and "state_dir" in result
+    assert str(state / "projects") in result  # the server ran with the user's environment
     assert done.returncode == 0 and "Status received." in done.stdout, log
