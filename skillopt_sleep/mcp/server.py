@@ -35,7 +35,8 @@ INSTRUCTIONS = (
     "Start with `status`. `dry_run` / `run` start a night in the background and return a job: "
     "poll `night_status` until it is finished. A run only stages a proposal; show the user "
     "`report`, and call `adopt` only when the user explicitly asks for it (`reject` declines, "
-    "`rollback` undoes an adopt). `project` defaults to the client's workspace root."
+    "`rollback` undoes an adopt). Pass `project`, the absolute path of the user's repository, "
+    "unless the client declares it as a workspace root."
 )
 
 
