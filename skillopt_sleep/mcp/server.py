@@ -116,7 +116,7 @@ def engine_errors(tool: F) -> F:
 def _overrides(
     backend: str | None, sources: list[str] | None, max_tasks: int | None, max_calls: int | None
 ) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {"night.auto_adopt": False}  # adopting is the user's explicit call
     if backend:
         out["backends.optimizer"] = out["backends.target"] = backend
     if sources:

@@ -162,3 +162,22 @@ def test_harvest_and_mine_preview_without_advancing_the_index(world: World) -> N
 def test_adoption_tools_without_a_proposal_fail_cleanly(tool: str, tmp_path: Path) -> None:
     (result,) = _call(build_server(), [(tool, {"project": str(tmp_path)})])
     assert result.is_error
+
+
+def test_a_night_started_over_mcp_never_auto_adopts(tmp_path: Path) -> None:
+    import threading
+
+    seen: list[Any] = []
+    called = threading.Event()
+
+    def night(project: Path, config: Any, **_: Any) -> Any:
+        seen.append(config)
+        called.set()
+        raise RuntimeError("stop here")
+
+    (tmp_path / ".skillopt-sleep").mkdir()
+    (tmp_path / ".skillopt-sleep" / "config.toml").write_text("[night]\nauto_adopt = true\n")
+    (started,) = _call(build_server(runner=night), [("run", {"project": str(tmp_path)})])
+    assert not started.is_error
+    assert called.wait(30)  # a hang guard, not a timing assertion
+    assert seen[0].night.auto_adopt is False
