@@ -10,8 +10,8 @@ just to run a 6-layer, 384-wide encoder. This module runs the same network from 
 - ``load_safetensors``: the safetensors container read directly (an 8-byte header length, a JSON
   header, raw little-endian tensors), so no ``safetensors`` package is needed;
 - ``BertEncoder.token_vectors``: embeddings -> ``layers`` x (self-attention, GELU feed-forward),
-  post-LayerNorm, exactly the HF ``BertModel`` forward in eval mode, one text at a time (no
-  padding, so no attention mask).
+  post-LayerNorm, exactly the HF ``BertModel`` forward in eval mode, on batches of texts of
+  similar length (padding masked out of attention).
 
 Its token vectors match sentence-transformers' to float32 rounding; ``tests/mine/test_bert.py``
 checks that on real requests when both are installed.
@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for all-MiniLM-L6-v2
+BATCH = 32  # texts per padded batch (sorted by length, so padding stays small)
 _DTYPES = {"F32": "<f4", "F16": "<f2", "I64": "<i8", "I32": "<i4"}
 
 
@@ -200,21 +201,47 @@ class BertEncoder:
 
     def token_vectors(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """Token ids (with ``[CLS]``/``[SEP]``) and their last hidden states (``t x d``)."""
-        ids = self.tokenizer.encode(text)
-        t = len(ids)
-        x = self.word[ids] + self.position[:t] + self.token_type
+        return self.batch_token_vectors([text])[0]
+
+    def batch_token_vectors(
+        self, texts: Sequence[str], batch: int = BATCH
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """``token_vectors`` for many texts: texts of similar length run as one padded batch
+        (pad keys masked out of attention), so the matrix products are large enough to be fast."""
+        encoded = [self.tokenizer.encode(t) for t in texts]
+        order = sorted(range(len(texts)), key=lambda i: (len(encoded[i]), i))
+        out: list[tuple[np.ndarray, np.ndarray]] = [(np.zeros(0), np.zeros(0))] * len(texts)
+        for start in range(0, len(order), batch):
+            rows = order[start : start + batch]
+            hidden = self._forward([encoded[i] for i in rows])
+            for b, i in enumerate(rows):
+                out[i] = (encoded[i], hidden[b, : len(encoded[i])])
+        return out
+
+    def _forward(self, ids: list[np.ndarray]) -> np.ndarray:
+        """Last hidden states (``batch x t x d``) of right-padded token id rows."""
+        n, t = len(ids), max(len(row) for row in ids)
+        padded = np.zeros((n, t), dtype=np.int64)
+        mask = np.full((n, 1, 1, t), -1e9, dtype=np.float32)  # added to attention scores
+        for b, row in enumerate(ids):
+            padded[b, : len(row)] = row
+            mask[b, ..., : len(row)] = 0.0
+        x = self.word[padded] + self.position[:t] + self.token_type
         x = _layer_norm(x, *self.norm, self.eps)
-        d = x.shape[1]
+        d = x.shape[-1]
         head = d // self.heads
         scale = np.float32(1.0 / np.sqrt(head))
         for layer in self.layers:
             qkv = x @ layer.qkv + layer.qkv_bias
-            q, k, v = (qkv[:, j * d : (j + 1) * d].reshape(t, self.heads, head) for j in range(3))
-            scores = np.einsum("ihc,jhc->hij", q, k) * scale
+            q, k, v = (
+                qkv[..., j * d : (j + 1) * d].reshape(n, t, self.heads, head).transpose(0, 2, 1, 3)
+                for j in range(3)
+            )
+            scores = (q @ k.transpose(0, 1, 3, 2)) * scale + mask
             scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
             scores /= scores.sum(axis=-1, keepdims=True)
-            context = np.einsum("hij,jhc->ihc", scores, v).reshape(t, d)
+            context = (scores @ v).transpose(0, 2, 1, 3).reshape(n, t, d)
             x = _layer_norm(context @ layer.out + layer.out_bias + x, *layer.norm1, self.eps)
             hidden = _gelu(x @ layer.up + layer.up_bias)
             x = _layer_norm(hidden @ layer.down + layer.down_bias + x, *layer.norm2, self.eps)
-        return ids, x
+        return x

@@ -20,7 +20,7 @@ import numpy as np
 
 from skillopt_sleep.mine.embed import EMBEDDERS
 from skillopt_sleep.mine.embed._bags import TokenRow
-from skillopt_sleep.mine.embed.minilm import PACKAGE, MiniLMEmbedder, resolve_model
+from skillopt_sleep.mine.embed.minilm import CHUNK, PACKAGE, MiniLMEmbedder, resolve_model
 
 REQUIRED = ("model.safetensors", "config.json", "vocab.txt")
 
@@ -63,9 +63,9 @@ class MiniLMNumpyEmbedder(MiniLMEmbedder):
         encoder = self._load()
         rows: list[TokenRow] = []
         with threadpool_limits(limits=1, user_api="blas"):
-            for text in texts:
-                ids, vectors = encoder.token_vectors(text)
-                rows.append(_row(ids, vectors))
+            for start in range(0, len(texts), CHUNK):  # bounded working memory
+                chunk = encoder.batch_token_vectors(list(texts[start : start + CHUNK]))
+                rows.extend(_row(ids, vectors) for ids, vectors in chunk)
         return rows
 
 
