@@ -132,3 +132,42 @@ def test_the_plugin_mcp_server_answers_from_the_plugin_cache(tmp_path: Path) -> 
     assert answered, log
     result = full_text(answered[-1].body)
     assert str(project) in result and "state_dir" in result, log
+
+
+def test_other_actions_run_the_engine_through_the_allowed_bash_tool(tmp_path: Path) -> None:
+    """`/skillopt-sleep proposals`: the model runs the engine with Bash, which the command's
+    `allowed-tools` permits without a prompt, and the engine's answer comes back."""
+    from tests.integrations._toolfake import ToolCall, ToolFakeServer, has_tool_result
+
+    state, project = tmp_path / "state", tmp_path / "webapp"
+    project.mkdir()
+    engine: list[str] = []
+
+    def respond(body: dict) -> object:
+        if has_tool_result(body):
+            return "Listed."
+        return ToolCall("Bash", {"command": f"{engine[0]} proposals --project {project} --json"})
+
+    with (
+        ToolFakeServer(respond) as fake,
+        offline_harness(
+            "claude", fake, tmp_path, env_overrides={"SKILLOPT_SLEEP_HOME": str(state)}
+        ) as h,
+    ):
+        installed = _engine(h, "install", "claude-code", "--no-plugin")
+        assert installed.returncode == 0, installed.stderr
+        engine.append(json.loads((state / "install" / "engine.json").read_text())["cli"][0])
+        done = h.run(["-p", "/skillopt-sleep proposals"], cwd=project, timeout_s=180)
+    log = done.stdout[-2000:] + done.stderr[-2000:]
+    answered = [r for r in fake.generation_requests if has_tool_result(r.body)]
+    assert answered, log
+    results = [
+        part
+        for message in answered[-1].body["messages"]
+        if isinstance(message.get("content"), list)
+        for part in message["content"]
+        if part.get("type") == "tool_result"
+    ]
+    assert results, log
+    output = json.dumps(results[-1])
+    assert "[]" in output and not results[-1].get("is_error"), output
