@@ -35,3 +35,19 @@ def test_skillopt_sleep_demo_runs_the_proof() -> None:
     result = CliRunner().invoke(app, ["demo", "--nights", "1", "--seed", "3"])
     assert "baseline (before night 1)" in result.output
     assert result.exit_code in (0, 1)  # one night may not see a harmful edit rejected
+
+
+def test_the_proof_runs_through_the_openai_sdk_against_a_loopback_server() -> None:
+    from experiments.loopback import run_loopback
+
+    result = run_loopback(ExperimentSpec(persona="researcher", seed=0, nights=2))
+    assert result.final > result.baseline and result.ci_low > 0
+    assert result.calls > 0
+
+
+def test_transfer_a_skill_trained_on_one_target_is_measured_on_the_other() -> None:
+    from experiments.transfer import run_transfer
+
+    cross, direct = run_transfer(ExperimentSpec(persona="researcher", seed=0, nights=2))
+    assert cross.spec.profile == "a" and cross.spec.eval_profile == "b"
+    assert direct.final > cross.final  # target b's own weaknesses are not what a's skill learned
