@@ -12,6 +12,7 @@ import pytest
 from skillopt_sleep.mine.cluster import cluster_vectors
 from skillopt_sleep.mine.embed import create_embedder, embedder_names
 from skillopt_sleep.mine.embed.minilm import minilm_available
+from skillopt_sleep.mine.embed.minilm_numpy import numpy_model_dir
 
 PAIRS = [
     "fix the failing login test in tests/test_auth.py",
@@ -58,8 +59,13 @@ def test_minilm_loads_offline_and_clusters(minilm) -> None:
     assert len({labels[0], labels[2], labels[4]}) == 3
 
 
-def test_auto_prefers_minilm_when_available() -> None:
-    assert create_embedder("auto").name == ("minilm" if minilm_available() else "tfidf")
+def test_auto_prefers_the_torch_free_minilm_when_its_files_are_there() -> None:
+    expected = (
+        "minilm-numpy"
+        if numpy_model_dir() is not None
+        else ("minilm" if minilm_available() else "tfidf")
+    )
+    assert create_embedder("auto").name == expected
     assert create_embedder("auto", model="/nonexistent/model/dir").name in {"minilm", "tfidf"}
 
 

@@ -12,6 +12,7 @@ from threads, and one thread makes the vectors independent of ``OMP_NUM_THREADS`
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,13 @@ def numpy_model_dir(model: str = "") -> Path | None:
     if target is None:
         return None
     path = Path(target)
-    return path if all((path / name).is_file() for name in REQUIRED) else None
+    if not all((path / name).is_file() for name in REQUIRED):
+        return None
+    try:
+        config = json.loads((path / "config.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return path if config.get("model_type") == "bert" else None
 
 
 class MiniLMNumpyEmbedder(MiniLMEmbedder):
