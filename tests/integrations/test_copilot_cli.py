@@ -45,6 +45,8 @@ def test_copilot_calls_the_mcp_status_tool_and_gets_the_engine_status(
     log = (done.stdout[-2000:], done.stderr[-2000:])
     requests = fake.generation_requests
     assert any("skillopt_sleep" in full_text(r.body) for r in requests), log
+    first = full_text(requests[0].body)
+    assert "from past Copilot sessions" in first, "the personal skill is not offered"
     answered = [r for r in requests if has_tool_result(r.body)]
     assert answered, log
     result = full_text(answered[-1].body)
