@@ -43,8 +43,11 @@ def install_command(
     ),
     as_json: bool = JSON,
 ) -> None:
-    """Install the shims for Claude Code (/skillopt-sleep, plugin, hook), Codex (skill, MCP) and
-    Copilot (MCP, skill). Idempotent; every file is recorded with its hash."""
+    """Install the harness shims: /skillopt-sleep, skills, hook and MCP server.
+
+    Claude Code: the plugin and the user-level /skillopt-sleep; Codex: the skill and the MCP
+    server; Copilot: the MCP server and a skill. Idempotent; every file is recorded with its hash.
+    """
     from skillopt_sleep.install import install
 
     actions = install(
@@ -76,8 +79,10 @@ def doctor_command(
     ),
     as_json: bool = JSON,
 ) -> None:
-    """Check the engine, each harness (found, version, transcripts), backends, the schedule and
-    the installed shims (present, unchanged, current)."""
+    """Check the engine, the harnesses, backends, schedule and installed shims.
+
+    Each harness: found, version, transcripts; each shim: present, unchanged, current.
+    """
     from skillopt_sleep.install.doctor import diagnose
 
     checks = diagnose(project if project is not None else Path.cwd())
