@@ -10,6 +10,7 @@ import pytest
 
 from skillopt_sleep.harvest import harvest
 from skillopt_sleep.mine import Archive, MineConfig, mine
+from skillopt_sleep.mine.embed.minilm_numpy import numpy_model_dir
 
 FIXTURES = Path(__file__).resolve().parents[1] / "data" / "transcripts"
 HOMES = {
@@ -17,7 +18,7 @@ HOMES = {
     "codex": FIXTURES / ".codex",
     "copilot": FIXTURES / ".copilot",
 }
-EMBEDDERS = ["tfidf", "minilm"]
+EMBEDDERS = ["tfidf", "minilm", "minilm-numpy"]
 
 
 def _mine(project: str, embedder: str, tmp_path: Path):
@@ -27,6 +28,8 @@ def _mine(project: str, embedder: str, tmp_path: Path):
         pytest.importorskip(
             "sentence_transformers", reason="the `embeddings` extra is not installed"
         )
+    if embedder == "minilm-numpy" and numpy_model_dir() is None:
+        pytest.skip("no packaged MiniLM model files")
     sessions = harvest(project, homes=HOMES, index=tmp_path / "state", commit=False).sessions
     with Archive(tmp_path / "archive.sqlite3") as archive:
         return mine(sessions, archive, MineConfig(embedder=embedder))
