@@ -334,7 +334,7 @@ class Trainer:
         )
         if decision.accepted:
             text = report.text
-            if cfg.credit and len(applied) > 1:  # no harmful edit rides along with good ones
+            if cfg.credit and cfg.gated and len(applied) > 1:  # no harmful edit rides along
                 pruned = prune_bundle(skill, applied, text, delta, self._gate, budget)
                 applied, text = list(pruned.kept), pruned.skill
                 for dropped in pruned.dropped:
