@@ -37,7 +37,8 @@ if [ "$dev" = 1 ]; then
   if command -v npm >/dev/null 2>&1; then
     mkdir -p .tools/node
     npm install --silent --no-audit --no-fund --prefix .tools/node \
-      @anthropic-ai/claude-code @openai/codex @github/copilot >/dev/null 2>&1 || \
+      @anthropic-ai/claude-code @openai/codex @github/copilot \
+      @modelcontextprotocol/inspector@2.12.0 >/dev/null 2>&1 || \
       echo "bootstrap: could not install the harness CLIs from npm; their integration tests will skip" >&2
   else
     echo "bootstrap: npm not found; harness CLI integration tests will skip" >&2
