@@ -51,3 +51,9 @@ def test_transfer_a_skill_trained_on_one_target_is_measured_on_the_other() -> No
     cross, direct = run_transfer(ExperimentSpec(persona="researcher", seed=0, nights=2))
     assert cross.spec.profile == "a" and cross.spec.eval_profile == "b"
     assert direct.final > cross.final  # target b's own weaknesses are not what a's skill learned
+
+
+def test_without_the_gate_harmful_edits_land_and_the_proof_fails(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["--persona", "writer", "--ablate", "gate", "--assert-improves"]) == 1
+    out = capsys.readouterr().out
+    assert "LANDED harmful edit" in out
