@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -65,11 +67,22 @@ def test_a_kill_while_delivering_commits_nothing(tmp_path: Path) -> None:
     write_many(home, 60, ["fix the login test " + "x" * 4000])  # far more than a pipe holds
     fifo = tmp_path / "out.fifo"
     os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # never blocks, whatever the child does
     process = popen_cli(_harvest_args(home, state, "--commit", "-o", str(fifo)))
-    with open(fifo, "rb") as reader:
-        assert reader.read(1000)  # the run is delivering, and blocks on the full pipe
+    try:
+        got = b""
+        while len(got) < 1000:  # the run is delivering, and blocks on the full pipe
+            assert process.poll() is None, "the harvest ended before it was killed"
+            ready, _, _ = select.select([reader], [], [], 1.0)
+            chunk = os.read(reader, 1000) if ready else b""
+            got += chunk
+            if not chunk:
+                time.sleep(0.05)  # no writer yet: an empty read is not the end
         process.send_signal(signal.SIGKILL)
+    finally:
+        process.kill()
         process.wait(timeout=60)
+        os.close(reader)
     assert _delivered(home, state) == 60
 
 
