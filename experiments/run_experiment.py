@@ -70,6 +70,11 @@ def main(argv: list[str] | None = None) -> int:
     results = run_cli(args)
     for result in results:
         print("\n".join(summary_lines(result)))
+    if args.keep:
+        reports = sorted(args.keep.glob("state/projects/*/staging/*/report.html"))
+        print(f"world kept in {args.keep}; the nights' staged reports: {len(reports)}")
+        for report in reports[-2:]:
+            print(f"  {report}")
     if args.json:
         args.json.write_text(
             json.dumps([asdict(r) for r in results], indent=2, default=str) + "\n", encoding="utf-8"
