@@ -13,7 +13,7 @@ deltas from the night reports, calls and tokens from their ledgers.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -171,7 +171,6 @@ def run(spec: ExperimentSpec, keep: Path | None = None) -> ExperimentResult:
         baseline = score(live)
         nights: list[NightRecord] = []
         edits: list[EditRecord] = []
-        written = 0
         latest = baseline
         for night in range(1, spec.nights + 1):
             days = round(spec.train_days * night / spec.nights)
@@ -213,7 +212,3 @@ def run(spec: ExperimentSpec, keep: Path | None = None) -> ExperimentResult:
             skills=_skills(world, live),
             held_out_calls=scorer.ledger.totals.calls,
         )
-
-
-def with_spec(result: ExperimentResult, **changes: Any) -> ExperimentResult:
-    return replace(result, spec=replace(result.spec, **changes))
