@@ -101,7 +101,7 @@ def _plan(
             continue
         if row is not None:
             tally.skipped_files["rewritten or truncated (re-read)"] += 1
-        jobs.append(ReadJob(path, fid, 0, FileState(), False, rewritten=row is not None))
+        jobs.append(ReadJob(path, fid, 0, None, False, rewritten=row is not None))
     return jobs
 
 
@@ -230,8 +230,8 @@ class HarvestRun:
         fkey, key = digest(str(job.path)), outcome.key
         row = FileRow(fkey, source.name, outcome.stamped, outcome.offset, key, outcome.scoped)
         index.put(row, job.state, outcome.packed)
-        run.reads[fkey] = ReadJob(job.path, job.fid, job.offset, FileState(), job.resumed)
-        job.state = FileState()  # stored, or to be read again: memory stays flat
+        job.state = None  # stored, or to be read again: memory stays flat
+        run.reads[fkey] = job
         if not outcome.scoped:
             run.reasons.setdefault(key, "other project")
             return None
@@ -254,10 +254,10 @@ class HarvestRun:
         if self._index.holds_state(fkey):
             return self._index.state(fkey)
         done = run.reads[fkey]
-        start = self._index.state(fkey) if done.resumed else FileState()  # the committed one
+        start = self._index.state(fkey) if done.resumed else None  # the committed one
         again = ReadJob(done.path, done.fid, done.offset, start, done.resumed)
         conclude(run.source, read_file(run.source, again, self._config), self._config)
-        return again.state
+        return again.state or FileState()
 
     def _emit(self, run: _SourceRun, key: str, built: Draft | str) -> Session | None:
         """The session to yield for ``key`` now, if it holds anything new within the window."""

@@ -250,7 +250,9 @@ class HarvestIndex:
         if not self._record:
             return
         fid = row.fid
-        blob = (packed or pack(state)) if state is not None and row.in_scope else None
+        blob = None
+        if row.in_scope:  # a worker's read arrives packed (its state was not shipped)
+            blob = packed or (pack(state) if state is not None else None)
         self._write(
             "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (

@@ -10,12 +10,13 @@ worker gets the parent's configured redactor, so user patterns apply there too.
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
 import threading
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,7 @@ _SKIP_REASONS = {Feed.UNKNOWN: "unknown record type", Feed.SIDECHAIN: "sidechain
 PARALLEL_MIN_FILES = 64
 PARALLEL_MIN_BYTES = 32 << 20
 MAX_WORKERS = 8
+IN_FLIGHT_PER_WORKER = 4  # batches queued per worker: keeps workers busy, bounds memory
 
 
 @dataclass
@@ -44,7 +46,7 @@ class ReadJob:
     path: Path
     fid: FileId
     offset: int
-    state: FileState
+    state: FileState | None  # None: a read from the start (allocated when read, freed after)
     resumed: bool
     rewritten: bool = False  # the index knew this file, and it changed other than by appending
 
@@ -70,16 +72,17 @@ class ReadOutcome:
 
 def read_file(source: Source, job: ReadJob, config: HarvestConfig) -> ReadOutcome:
     """Fold the complete lines after ``job.offset`` into ``job.state``; never raises on I/O."""
-    outcome = ReadOutcome(job, job.offset, first_event=len(job.state.events))
+    state = job.state = job.state if job.state is not None else FileState()
+    outcome = ReadOutcome(job, job.offset, first_event=len(state.events))
     read = LineRead(job.offset)
     try:
         lines = iter_lines(job.path, job.offset, read, config.max_line_bytes)
-        _feed(source, job.state, lines, config, outcome.skipped)
-        _tail(source, job.state, read, config, outcome.skipped)
+        _feed(source, state, lines, config, outcome.skipped)
+        _tail(source, state, read, config, outcome.skipped)
         outcome.stamped = with_head(job.path, job.fid, read.offset, read.head)
     except OSError:
         outcome.error = "unreadable file"
-        job.state = FileState()  # nothing of a failed read is kept (or left unredacted)
+        job.state = None  # nothing of a failed read is kept (or left unredacted)
         return outcome
     if read.oversized:
         outcome.skipped[f"line over {config.max_line_bytes >> 20} MiB"] += read.oversized
@@ -98,7 +101,7 @@ def conclude(source: Source, outcome: ReadOutcome, config: HarvestConfig) -> Non
     """
     job, project = outcome.job, str(config.project)
     state = job.state
-    if outcome.error:
+    if outcome.error or state is None:
         return
     raw_key = source.session_key(state, job.path)
     cwd = source.project_dir(state)
@@ -211,10 +214,34 @@ def _work(args: tuple[str, ReadJob, HarvestConfig, bool]) -> ReadOutcome:
     source = load_sources().get(name)
     outcome = read_file(source, job, config)
     conclude(source, outcome, config)
-    if keep:
+    if keep and job.state is not None:
         outcome.packed = pack(job.state)
-    job.state = FileState()
+    job.state = None
     return outcome
+
+
+def _work_many(batch: list[tuple[str, ReadJob, HarvestConfig, bool]]) -> list[ReadOutcome]:
+    return [_work(args) for args in batch]
+
+
+def _in_order(
+    pool: ProcessPoolExecutor,
+    args: list[tuple[str, ReadJob, HarvestConfig, bool]],
+    chunk: int,
+    window: int,
+) -> Iterator[ReadOutcome]:
+    """Outcomes in job order, with at most ``window`` batches in flight: when the caller is
+    slower than the workers, finished drafts wait in the workers' queue, not in memory here."""
+    batches = (args[i : i + chunk] for i in range(0, len(args), chunk))
+    pending: deque[Future[list[ReadOutcome]]] = deque(
+        pool.submit(_work_many, batch) for batch in itertools.islice(batches, window)
+    )
+    while pending:
+        done = pending.popleft().result()
+        following = next(batches, None)
+        if following is not None:
+            pending.append(pool.submit(_work_many, following))
+        yield from done
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -247,8 +274,8 @@ def read_all(
 ) -> Iterator[tuple[int, ReadOutcome]]:
     """(group index, outcome) in group and job order; ``on_done`` gets the group index.
 
-    All groups share one pool, which gets every job up front: workers read the next source
-    while the caller is still busy with the outcomes of the previous one. Without
+    All groups share one pool, fed a bounded window of batches ahead of the caller: workers
+    read the next source while the caller is still busy with the outcomes of the previous one. Without
     ``keep_states`` a worker's outcome carries the draft but not the file's state.
     """
     workers = _parallel(groups)
@@ -270,7 +297,7 @@ def read_all(
     with ProcessPoolExecutor(
         workers, mp_context=_context(), initializer=_init_worker, initargs=init
     ) as pool:
-        results = pool.map(_work, args, chunksize=chunk)
+        results = _in_order(pool, args, chunk, workers * IN_FLIGHT_PER_WORKER)
         for number, (source, jobs) in enumerate(groups):
             for job in jobs:
                 if _importable(source):
