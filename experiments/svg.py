@@ -64,7 +64,7 @@ def line_chart(
 def bar_chart(title: str, bars: Sequence[tuple[str, float, float, float]], y_label: str) -> str:
     """Bars of (label, value, interval low, interval high), values in [0, 1]."""
     out = _frame(title, y_label)
-    span = WIDTH - LEFT - RIGHT + 120
+    span = WIDTH - LEFT - 16
     width = span / max(1, len(bars))
     for i, (label, value, low, high) in enumerate(bars):
         x = LEFT + i * width + width * 0.15
