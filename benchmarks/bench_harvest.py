@@ -581,6 +581,7 @@ def main() -> int:
     try:
         print(f"CPUs: {os.cpu_count()}, 1-min load average: {os.getloadavg()[0]:.1f}")
         own = root / "own"
+        shutil.rmtree(own, ignore_errors=True)  # file names carry the time: never mix two
         began = time.perf_counter()
         files = generate(own, args.sessions)
         size = sum(p.stat().st_size for p in files)

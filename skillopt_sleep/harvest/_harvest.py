@@ -119,6 +119,7 @@ class _SourceRun:
     mtimes: dict[str, float] = field(default_factory=dict)
     rewritten: set[str] = field(default_factory=set)  # keys with a file rewritten in place
     reads: dict[str, ReadJob] = field(default_factory=dict)  # fkey -> how it was read (no state)
+    kept: dict[str, FileState] = field(default_factory=dict)  # states of multi-file sessions
 
 
 def _discover(source: Source, config: HarvestConfig, tally: Tally) -> dict[str, Path]:
@@ -250,14 +251,18 @@ class HarvestRun:
         return draft(source.harness, key, clean_path(self._root), merged, files, run.mtimes[key])
 
     def _state(self, run: _SourceRun, fkey: str) -> FileState:
-        """A file's sealed state: from the index, or read again (a read-only run keeps none)."""
+        """A file's sealed state: from the index, or read again (a read-only run keeps none,
+        except those of sessions already seen spread over several files, read once)."""
         if self._index.holds_state(fkey):
             return self._index.state(fkey)
+        if fkey in run.kept:
+            return run.kept[fkey]
         done = run.reads[fkey]
         start = self._index.state(fkey) if done.resumed else None  # the committed one
         again = ReadJob(done.path, done.fid, done.offset, start, done.resumed)
         conclude(run.source, read_file(run.source, again, self._config), self._config)
-        return again.state or FileState()
+        run.kept[fkey] = state = again.state or FileState()
+        return state
 
     def _emit(self, run: _SourceRun, key: str, built: Draft | str) -> Session | None:
         """The session to yield for ``key`` now, if it holds anything new within the window."""
