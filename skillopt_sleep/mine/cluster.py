@@ -20,7 +20,7 @@ Zelnik-Manor and Perona): ``d_ij = (1 - s_ij) / sqrt(r_i r_j)`` with ``r_i`` the
 (``scale_k = 0``: every ``r_i = 1 - threshold``, i.e. plain average linkage at ``threshold``): a
 neighbour rank encodes the family sizes of the data it was tuned on, and on a first week of 30
 requests the ``k``-th neighbour is another task altogether. An absolute threshold on a similarity
-that depends on the two texts alone behaves the same for 30 requests and for 20,000.
+of the two texts (up to corpus idf weights) behaves alike for 30 requests and for 20,000.
 
 Similarities are rounded to ``DECIMALS`` before linkage, so a merge decision does not flip with the
 last bits of a BLAS kernel (``OPENBLAS_CORETYPE``, thread count); rows are clustered in the order
