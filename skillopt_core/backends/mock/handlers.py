@@ -12,13 +12,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from skillopt_core.backends._protocol import CompletionRequest
-from skillopt_core.backends.mock.meaning import (
-    carries,
-    head,
-    line_addresses,
-    line_contradicts,
-    paraphrase,
-    read_line,
+from skillopt_core.backends.mock.meaning import paraphrase
+from skillopt_core.backends.mock.night import (
+    interfering_line,
+    misjudged_night_edit,
+    overgeneralised,
+    unaddressed_need,
 )
 from skillopt_core.backends.mock.world import (
     HARMFUL_GUIDANCE,
@@ -27,7 +26,6 @@ from skillopt_core.backends.mock.world import (
     diagnose,
     harmful_in,
     needs_in,
-    normalise,
     rule_by_name,
     stable_fraction,
 )
@@ -118,100 +116,6 @@ def _misjudged_edit(skill: str, diagnosed: Rule | None, pick: float) -> dict[str
     }
 
 
-IRRELEVANT_NIGHT_GUIDANCE = "Prefer British spelling in prose."
-"""A rule no task asks for: harmless, and the gate sees no gain in it."""
-
-
-def _unaddressed_need(reason: str, skill: str) -> str:
-    """The first need the judge names that the skill does not carry yet, verbatim or reworded."""
-    text = normalise(skill)
-    return next(
-        (n for n in needs_in(reason) if normalise(n) not in text and not carries(skill, n)), ""
-    )
-
-
-def _interfering_line(skill: str, reason: str) -> str:
-    """A failure whose needs the skill already carries is caused by another line: one that says
-    the opposite, or one so broad it crowds the need out. That line ("" when none)."""
-    for need in needs_in(reason):
-        wanted = read_line(need)
-        for line in skill.splitlines():
-            reading = read_line(line)
-            if line_contradicts(reading, wanted.concepts, wanted.negative) or (
-                reading.broad and not line_addresses(reading, wanted.concepts, wanted.negative)
-            ):
-                return line.strip()
-    return ""
-
-
-def _overgeneralised(
-    skill: str, cases: Sequence[Mapping[str, Any]], salt: tuple[Any, ...], settings: MockSettings
-) -> dict[str, str]:
-    """Reflecting on replays that passed every check, the optimizer sometimes decides a learned
-    rule worked so well it should apply to every answer: a too-broad edit ({} when not)."""
-    if not any(c.get("reason") == "all checks passed" for c in cases):
-        return {}  # not a replayed task (QA items keep their own world)
-    learned = [line for line in skill.splitlines() if line.startswith("- ")]
-    learned = [line for line in learned if not read_line(line).broad]
-    if not learned or stable_fraction(*salt, "overgeneralise") >= settings.wrong_rate:
-        return {}
-    line = learned[int(stable_fraction(*salt, "which") * len(learned))]
-    return {
-        "op": "add",
-        "anchor": "",
-        "content": f"- In every answer, whatever the request: {head(line).rstrip('.')}.",
-        "rationale": "this rule keeps working; apply it everywhere",
-    }
-
-
-def _opposite(guidance: str) -> str:
-    """An instruction that says the opposite of ``guidance``'s instruction."""
-    text = guidance.strip().rstrip(".")
-    if read_line(guidance).negative:
-        rest = text.split(" ", 1)[-1]
-        return (
-            f"It is fine to {rest[:1].lower()}{rest[1:]}; strict rules here only slow things down"
-        )
-    return f"Never {text[:1].lower()}{text[1:]}; it clutters the answer"
-
-
-def _misjudged_night_edit(
-    skill: str, hint: str, others: Sequence[str], pick: float
-) -> dict[str, str]:
-    """A plausible but wrong proposal for a replayed task: too broad, contradicting another
-    family's requirement, deleting a learned line, or irrelevant."""
-    rival = [n for n in others if read_line(n).concepts != read_line(hint).concepts]
-    learned = [line for line in skill.splitlines() if line.startswith("- ")]
-    if pick < 0.35 or (pick < 0.7 and not rival):
-        return {
-            "op": "add",
-            "anchor": "",
-            "content": f"- In every answer, whatever the request: {head(hint).rstrip('.')}.",
-            "rationale": "this requirement seems to matter everywhere",
-        }
-    if pick < 0.7:
-        other = rival[int(pick * 1000) % len(rival)]
-        return {
-            "op": "add",
-            "anchor": "",
-            "content": f"- {_opposite(other)}.",
-            "rationale": "answers look cluttered",
-        }
-    if pick < 0.85 and learned:
-        return {
-            "op": "delete",
-            "anchor": learned[int(pick * 1000) % len(learned)].strip(),
-            "content": "",
-            "rationale": "looks redundant",
-        }
-    return {
-        "op": "add",
-        "anchor": "",
-        "content": f"- {IRRELEVANT_NIGHT_GUIDANCE}",
-        "rationale": "may be related",
-    }
-
-
 def _render_json(payload: Mapping[str, Any], malformed: bool) -> str:
     text = json.dumps(payload, indent=2)
     if malformed:  # near-JSON a real model also produces: fenced, with a trailing comma
@@ -233,12 +137,12 @@ def propose_edits(request: CompletionRequest, settings: MockSettings) -> str:
         for case in cases:
             expected = str((case.get("expected") or [""])[0])
             rule = diagnose(str(case.get("response", "")), expected)
-            hint = "" if rule is not None else _unaddressed_need(case.get("reason", ""), skill)
+            hint = "" if rule is not None else unaddressed_need(case.get("reason", ""), skill)
             night = bool(needs_in(str(case.get("reason", ""))))  # a replayed task, not a QA item
             case_salt = (*salt, case.get("item_id"), skill if night else "")
             roll = stable_fraction(*case_salt, "judgement")
             if roll < settings.wrong_rate and hint:
-                proposal = _misjudged_night_edit(
+                proposal = misjudged_night_edit(
                     skill, hint, named, stable_fraction(*case_salt, "pick")
                 )
             elif roll < settings.wrong_rate and not night:
@@ -252,7 +156,7 @@ def propose_edits(request: CompletionRequest, settings: MockSettings) -> str:
                     "content": paraphrase(f"- {hint}", *case_salt, "wording"),
                     "rationale": f"the judge says what was missing: {case.get('reason', '')}"[:200],
                 }
-            elif night and (culprit := _interfering_line(skill, case.get("reason", ""))):
+            elif night and (culprit := interfering_line(skill, case.get("reason", ""))):
                 proposal = {
                     "op": "delete",
                     "anchor": culprit,
@@ -278,7 +182,9 @@ def propose_edits(request: CompletionRequest, settings: MockSettings) -> str:
             if key not in blocked and proposal not in edits:
                 edits.append(proposal)
     else:
-        proposal = _overgeneralised(skill, meta.get("cases", []), (*salt, skill), settings)
+        proposal = overgeneralised(
+            skill, meta.get("cases", []), (*salt, skill), settings.wrong_rate
+        )
         key = ("add", "", " ".join(proposal.get("content", "").split()))
         if proposal and key not in blocked:
             edits.append(proposal)
