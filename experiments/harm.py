@@ -31,4 +31,3 @@ def harm_kind(op: str, anchor: str, content: str, persona: Persona) -> str:
     if harmful_in(text):
         return "harmful guidance"
     return ""
-

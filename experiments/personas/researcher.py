@@ -20,7 +20,11 @@ PERSONA = Persona(
                 "what does arXiv {arxiv} do? summarize it",
                 "summarise arXiv {arxiv} for me",
             ),
-            Check("regex", r"(?m)^\s*arXiv:\d+\.\d+\s*$", "the arXiv id on its own line, like arXiv:2510.04618"),
+            Check(
+                "regex",
+                r"(?m)^\s*arXiv:\d+\.\d+\s*$",
+                "the arXiv id on its own line, like arXiv:2510.04618",
+            ),
             (
                 "wrong format - put the arXiv id on its own line like arXiv:{arxiv}",
                 "no, the arXiv id goes on its own line, formatted as arXiv:{arxiv}",
