@@ -42,7 +42,7 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
             ["harvest", *base, "--json", "-o", str(out), "--state-dir", str(state), "--commit"], env
         ),
         sleep_cli(["harvest", *base], env),  # the default state dir, read-only
-        sleep_cli(["mine", *base, "--embedder", "jaccard", "--json"], env),
+        sleep_cli(["mine", *base, "--embedder", "tfidf", "--json"], env),
     ]
     for result in runs:
         assert result.returncode == 0, result.stderr.decode()
