@@ -125,9 +125,14 @@ class ClaudeSource(Source):
             return Feed.UNKNOWN
         if record.get("isSidechain") and not config.include_sidechains:
             return Feed.SIDECHAIN
-        state.set_meta("session_id", record.get("sessionId"))
-        state.set_meta("cwd", record.get("cwd"))
-        state.set_meta("git_branch", record.get("gitBranch"), overwrite=True)
+        meta = state.meta  # hot: every record repeats these, the first one sets them
+        if not meta.get("session_id"):
+            state.set_meta("session_id", record.get("sessionId"))
+        if not meta.get("cwd"):
+            state.set_meta("cwd", record.get("cwd"))
+        branch = record.get("gitBranch")
+        if branch and branch != meta.get("git_branch"):
+            meta["git_branch"] = branch
         message = record.get("message")
         if not isinstance(message, dict):
             return Feed.IGNORED
