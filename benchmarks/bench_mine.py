@@ -364,6 +364,7 @@ def main() -> None:
             )
         return
     names = ["jaccard", "tfidf"] + ([] if args.skip_minilm else ["minilm", "minilm-numpy"])
+    print(f"== auto picks {create_embedder('auto').name!r} on this install")
     print("== quality via cluster_requests (a night's defaults); A = tuned on, B = held out")
     print(f"   subsamples: mean of {args.draws} random draws per size")
     for name in names:
@@ -377,7 +378,7 @@ def main() -> None:
                 )
             )
     print("\n== genuine transcripts (tests/data/transcripts), families found vs intended")
-    for name in ["tfidf"] + ([] if args.skip_minilm else ["minilm"]):
+    for name in ["tfidf"] + ([] if args.skip_minilm else ["minilm", "minilm-numpy"]):
         for row in genuine(name):
             print(f"{name:7} {row['project']:18} exact={row['exact']} families={row['families']}")
     print(f"\n== {args.n} requests, TF-IDF embed + cluster (child process)")
@@ -386,7 +387,7 @@ def main() -> None:
         print("\n== MiniLM throughput (CPU)")
         print(json.dumps(minilm_throughput()))
     print("\n== second night embeds only new requests")
-    for name in ["tfidf"] + ([] if args.skip_minilm else ["minilm"]):
+    for name in ["tfidf"] + ([] if args.skip_minilm else ["minilm", "minilm-numpy"]):
         print(json.dumps(second_night(name)))
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from skillopt_sleep.mine import cluster_requests
+from skillopt_sleep.mine.embed.minilm_numpy import numpy_model_dir
 from skillopt_sleep.mine.families import compared_text, label_families
 from skillopt_sleep.mine.masking import mask
 
@@ -106,6 +107,7 @@ ENV_SAMPLE = 40  # each child loads the model and encodes these: keep the test a
 _CHILD = """
 import json, sys
 from skillopt_sleep.mine import cluster_requests
+from skillopt_sleep.mine.embed.minilm_numpy import numpy_model_dir
 from skillopt_sleep.mine.families import compared_text, label_families
 texts = json.loads(sys.stdin.read())
 print(json.dumps({name: cluster_requests(texts, name) for name in sys.argv[1:]}))
@@ -132,7 +134,7 @@ def _labels_in(env_changes: dict[str, str | None], names: list[str]) -> dict[str
 
 def test_same_families_across_threads_and_blas_kernels(request: pytest.FixtureRequest) -> None:
     """OMP_NUM_THREADS 1 vs 2 and OPENBLAS_CORETYPE set vs unset give the same families."""
-    names = ["tfidf"]
+    names = ["tfidf"] + (["minilm-numpy"] if numpy_model_dir() is not None else [])
     try:
         request.getfixturevalue("minilm")
         names.append("minilm")
