@@ -29,27 +29,24 @@ from typing import Any
 from skillopt_core.errors import StorageError
 from skillopt_core.lock import exclusive, holder
 from skillopt_core.rundir import atomic_write_bytes
-from skillopt_sleep.paths import project_state_dir
+from skillopt_sleep.paths import PRIVATE_FILE_MODE as PRIVATE_FILE
+from skillopt_sleep.paths import private_dir, private_file, project_state_dir
 
 INDEX_FILE = "harvest-index.sqlite3"  # = harvest._index.INDEX_NAME (a test keeps them equal)
 ARCHIVE_FILE = "mine-archive.sqlite3"  # = mine.archive.ARCHIVE_NAME; named here so that
 # `status` need not import the miner (numpy)
-PRIVATE_DIR = 0o700
-PRIVATE_FILE = 0o600
 
 
 def make_private_dir(path: Path) -> Path:
-    """Create ``path`` (and parents) readable by the user only; an existing one is tightened."""
+    """Create ``path`` (and parents) readable by the user only (:func:`paths.private_dir`);
+    a failure is a StorageError that says what to do."""
     try:
-        path.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR)
-        if os.name == "posix":
-            os.chmod(path, PRIVATE_DIR)
+        return private_dir(path)
     except OSError as exc:
         raise StorageError(
             f"cannot create the state directory {path}: {exc.strerror or exc}",
             hint="free some disk space or point SKILLOPT_SLEEP_HOME at a writable directory",
         ) from None
-    return path
 
 
 def write_private(path: Path, data: bytes | str) -> None:
@@ -121,6 +118,8 @@ class ProjectState:
 
     def ensure(self) -> ProjectState:
         make_private_dir(self.root)
+        for database in (self.index_path, self.archive_path):  # SQLite would use the umask
+            private_file(database)
         marker = self.root / "project.json"
         recorded = read_json(marker)
         if recorded is None:

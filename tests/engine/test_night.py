@@ -123,7 +123,14 @@ def test_state_is_private(world: World) -> None:
     _night(world, world.webapp)
     root = ProjectState(world.webapp).root
     assert root.stat().st_mode & 0o077 == 0
-    for path in (root / "optimizer.json", root / "history.jsonl", root / "project.json"):
+    state = ProjectState(world.webapp)
+    for path in (
+        root / "optimizer.json",
+        root / "history.jsonl",
+        root / "project.json",
+        state.archive_path,
+        state.index_path,
+    ):
         assert path.stat().st_mode & 0o077 == 0, path
 
 
