@@ -70,6 +70,11 @@ def status_table(status: Any) -> None:
             f"${night.cost_usd:.4f}",
         )
     console.print(table if status.nights else "no nights yet: run `skillopt-sleep run`")
+    if status.ended_since_last_night:
+        console.print(
+            f"{status.ended_since_last_night} session(s) ended since the last night "
+            "(recorded by the Claude Code hook)"
+        )
     proposals_table(status.pending, title="Pending proposals")
     schedule = status.schedule or {}
     console.print(

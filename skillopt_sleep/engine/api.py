@@ -111,7 +111,22 @@ def status(project: PathLike, *, limit: int = 10, check_backends: bool = False) 
         archive=_archive_counts(state),
         running={"pid": running} if running else None,
         health=backend_health(config) if check_backends else {},
+        ended_since_last_night=_ended_sessions(state, nights[-1].started_at if nights else ""),
     )
+
+
+def _ended_sessions(state: ProjectState, since: str) -> int:
+    """Sessions of this project that the SessionEnd hook recorded after the last night began."""
+    from skillopt_sleep.paths import state_dir
+
+    root = str(state.project)
+    count = 0
+    for record in read_lines(state_dir() / "session-end.jsonl"):
+        cwd = str(record.get("cwd", ""))
+        inside = cwd == root or cwd.startswith(root.rstrip("/\\") + os.sep)
+        if inside and str(record.get("at", "")) > since:
+            count += 1
+    return count
 
 
 def _schedule(state: ProjectState) -> dict[str, Any]:

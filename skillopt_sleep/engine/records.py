@@ -155,6 +155,7 @@ class Status:
     archive: Mapping[str, int]
     running: Mapping[str, Any] | None = None  # the holder of the night lock, if one runs now
     health: Mapping[str, str] = field(default_factory=dict)
+    ended_since_last_night: int = 0  # sessions the Claude Code SessionEnd hook recorded
 
 
 @dataclass(frozen=True)

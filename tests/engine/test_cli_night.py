@@ -111,3 +111,19 @@ def test_status_can_check_backend_health(world: World, monkeypatch) -> None:  # 
     health = json.loads(out)["health"]
     assert code == 0 and health["optimizer"] == "ok"
     assert "connection failed" in health["target"] and "fix:" in health["target"]
+
+
+def test_status_counts_sessions_the_hook_recorded(world: World, tmp_path: Path) -> None:
+    import os
+
+    from skillopt_sleep.engine import status
+
+    log = Path(os.environ["SKILLOPT_SLEEP_HOME"]) / "session-end.jsonl"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    lines = [
+        {"session_id": "a", "cwd": str(world.webapp), "at": "2026-11-23T10:00:00+00:00"},
+        {"session_id": "b", "cwd": str(world.webapp / "src"), "at": "2026-11-23T11:00:00+00:00"},
+        {"session_id": "c", "cwd": str(world.reading), "at": "2026-11-23T11:00:00+00:00"},
+    ]
+    log.write_text("".join(json.dumps(r) + "\n" for r in lines) + '{"torn')
+    assert status(world.webapp).ended_since_last_night == 2
