@@ -22,7 +22,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _corpus import make_labelled  # noqa: E402
+from _corpus import make_labelled
 
 CORRECTIONS = (
     "no, that's wrong - include the 'Testing' section",
@@ -32,7 +32,9 @@ CORRECTIONS = (
 )
 
 
-def _record(kind: str, sid: str, project: str, when: datetime, parent: str | None, message: dict) -> dict:
+def _record(
+    kind: str, sid: str, project: str, when: datetime, parent: str | None, message: dict
+) -> dict:
     return {
         "parentUuid": parent,
         "isSidechain": False,
@@ -66,10 +68,23 @@ def write_sessions(home: Path, project: Path, count: int, seed: int = 0) -> None
             "content": [{"type": "text", "text": f"Done: {text[:80]}"}],
             "stop_reason": "end_turn",
         }
-        records.append(_record("assistant", sid, str(project), when + timedelta(seconds=20), user["uuid"], reply))
+        records.append(
+            _record(
+                "assistant", sid, str(project), when + timedelta(seconds=20), user["uuid"], reply
+            )
+        )
         if rng.random() < 0.25:
             fix = {"role": "user", "content": rng.choice(CORRECTIONS)}
-            records.append(_record("user", sid, str(project), when + timedelta(seconds=60), records[-1]["uuid"], fix))
+            records.append(
+                _record(
+                    "user",
+                    sid,
+                    str(project),
+                    when + timedelta(seconds=60),
+                    records[-1]["uuid"],
+                    fix,
+                )
+            )
         (folder / f"{sid}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
 
 
@@ -110,7 +125,9 @@ def main() -> None:
     accounted = sum(report.stage_seconds.values())
     for stage, seconds in report.stage_seconds.items():
         print(f"  {stage:<20} {seconds:7.2f} s  {100 * seconds / wall:5.1f}%")
-    print(f"  {'(other: lock, recover, save)':<20} {wall - accounted:7.2f} s  {100 * (wall - accounted) / wall:5.1f}%")
+    print(
+        f"  {'(other: lock, recover, save)':<20} {wall - accounted:7.2f} s  {100 * (wall - accounted) / wall:5.1f}%"
+    )
 
     t0 = time.perf_counter()
     quiet = run_night(project, config, home=home)
