@@ -88,12 +88,13 @@ def terminal(*, stderr: bool = False) -> Console:
 
 @contextlib.contextmanager
 def exits_on_error() -> Iterator[None]:
-    """Our errors (busy index, unwritable output, ...) as a message and their exit code."""
+    """Our errors (busy index, unwritable output, ...) as a message and their exit code, printed
+    by the one printer every command uses (:mod:`skillopt_core.cli_errors`)."""
+    from skillopt_core.cli_errors import fail, tolerate_narrow_terminals
     from skillopt_core.errors import SkillOptError
 
     try:
         yield
     except SkillOptError as exc:
-        _tolerant_streams()
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(exc.exit_code) from None
+        tolerate_narrow_terminals()
+        raise fail(exc) from None

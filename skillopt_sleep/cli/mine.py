@@ -39,7 +39,7 @@ def mine_command(
     project: Path | None = PROJECT,
     as_json: bool = typer.Option(False, "--json", help="Print the tasks as JSON on stdout."),
     embedder: str = typer.Option(
-        "auto", "--embedder", "-e", help="auto | minilm | tfidf | jaccard."
+        "auto", "--embedder", "-e", help="auto | minilm-numpy | minilm | tfidf | jaccard."
     ),
     model: str = typer.Option(
         "", "--model", help="Local model directory for minilm (never downloaded)."
@@ -67,39 +67,38 @@ def mine_command(
     ),
 ) -> None:
     """Find the requests a project's developer makes again and again, and how each would be judged."""
-    from skillopt_sleep.harvest import harvest
+    from skillopt_sleep.cli._profile import overrides
+    from skillopt_sleep.engine import ProjectState, load_config, preview_families
     from skillopt_sleep.jsonable import dumps
-    from skillopt_sleep.mine import Archive, MineConfig, mine
+    from skillopt_sleep.mine import MineConfig
 
     checked_since(since)
     console = terminal(stderr=as_json)  # also makes stdout survive an ASCII locale
     root = project_root(project)
     homes = harness_homes(claude_home, codex_home, copilot_home, vscode_home)
-    backend = None
-    if optimizer:
-        from skillopt_core.backends import BackendError
-        from skillopt_core.backends.runtime import open_roles
-        from skillopt_core.registry import UnknownEntryError
-
-        try:
-            backend = open_roles(optimizer, optimizer).optimizer
-        except (UnknownEntryError, ValueError) as exc:
-            raise typer.BadParameter(str(exc), param_hint="--optimizer") from None
-        except BackendError as exc:
-            typer.secho(f"error: the optimizer backend is not usable: {exc}", err=True, fg="red")
-            raise typer.Exit(1) from None
     with exits_on_error():
-        sessions = harvest(root, since=since, index=state_dir, homes=homes, commit=False).sessions
-    config = MineConfig(
-        embedder=embedder,
-        model=model,
-        threshold=threshold,
-        min_family_size=min_family_size,
-        include_one_offs=include_one_offs,
-    )
-    archive = Archive(archive_path) if archive_path else Archive.for_project(root)
-    with archive:
-        result = mine(sessions, archive, config, optimizer=backend)
+        config = load_config(root, overrides(**{f"{k}_home": v for k, v in homes.items()}))
+        backend = None
+        if optimizer:
+            from skillopt_core.backends.runtime import open_roles
+
+            backend = open_roles(optimizer, optimizer).optimizer
+        result = preview_families(
+            root,
+            config,
+            sources=["all"],
+            since=since,
+            index_dir=state_dir,
+            mine_config=MineConfig(
+                embedder=embedder,
+                model=model,
+                threshold=threshold,
+                min_family_size=min_family_size,
+                include_one_offs=include_one_offs,
+            ),
+            archive_path=archive_path or ProjectState(root).archive_path,
+            optimizer=backend,
+        )
     if as_json:
         typer.echo(dumps(list(result.tasks), indent=2))
     _table(console, result)

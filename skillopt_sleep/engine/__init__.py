@@ -25,6 +25,7 @@ from skillopt_sleep.engine.api import (
     three_way_diff,
 )
 from skillopt_sleep.engine.config import ConfigError, SleepConfig, load_config
+from skillopt_sleep.engine.preview import preview_families, preview_sessions
 from skillopt_sleep.engine.records import (
     AdoptResult,
     EditView,
@@ -71,6 +72,8 @@ __all__ = [
     "exit_code_for",
     "list_proposals",
     "load_config",
+    "preview_families",
+    "preview_sessions",
     "reject",
     "report_path",
     "rollback",

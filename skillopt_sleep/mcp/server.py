@@ -170,18 +170,10 @@ def build_server(
         since: Annotated[str | None, Field(description="Window such as 7d or 12h.")] = None,
     ) -> HarvestView:
         """Preview the new sessions a night would read, per harness (the index is not advanced)."""
-        from skillopt_sleep.engine import load_config
-        from skillopt_sleep.harvest import harvest as engine_harvest
+        from skillopt_sleep.engine import preview_sessions
 
         root = project_of(project, roots)
-        config = load_config(root)
-        result = engine_harvest(
-            root,
-            sources=sources or config.night.sources,
-            since=since,
-            homes=config.homes,
-            commit=False,
-        )
+        result = preview_sessions(root, sources=sources, since=since)
         per_harness = {
             name: {
                 "sessions": s.sessions,
@@ -196,23 +188,17 @@ def build_server(
     @tool(READ_ONLY)
     def mine(roots: Roots, project: Project = None, sources: Sources = None) -> MineView:
         """Preview the recurring task families in the new sessions (nothing is replayed)."""
-        from skillopt_sleep.engine import load_config
-        from skillopt_sleep.harvest import harvest as engine_harvest
-        from skillopt_sleep.mine import Archive, MineConfig
-        from skillopt_sleep.mine import mine as engine_mine
+        from skillopt_sleep.engine import preview_families
 
         root = project_of(project, roots)
-        config = load_config(root)
-        sessions = engine_harvest(
-            root, sources=sources or config.night.sources, homes=config.homes, commit=False
-        ).sessions
-        with Archive(":memory:") as archive:
-            mined = engine_mine(sessions, archive, MineConfig(embedder=config.mine.embedder))
+        mined = preview_families(root, sources=sources)
         families = tuple(
             FamilyPreview(f.id, f.size, tuple(f.requests[:3]), f.judged_by)
             for f in sorted(mined.families, key=lambda f: -f.size)
         )
-        return MineView(str(root), len(sessions), mined.embedder_name, families)
+        return MineView(
+            str(root), int(mined.stats.get("sessions", 0)), mined.embedder_name, families
+        )
 
     def start(
         roots: ListRootsResult | None,

@@ -1,0 +1,68 @@
+"""Look before a night: the sessions it would read and the families it would find.
+
+Neither advances the harvest index. ``preview_families`` uses a throw-away archive unless one
+is given, so a preview never changes what the next night sees.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from skillopt_sleep.engine.config import SleepConfig, load_config
+
+if TYPE_CHECKING:
+    from skillopt_sleep.harvest import HarvestResult
+    from skillopt_sleep.mine import MineConfig, MineResult
+
+PathLike = str | os.PathLike[str]
+
+
+def preview_sessions(
+    project: PathLike,
+    config: SleepConfig | None = None,
+    *,
+    sources: list[str] | None = None,
+    since: str | None = None,
+    index_dir: PathLike | None = None,
+) -> HarvestResult:
+    """The sessions new since the last committed night (read-only)."""
+    from skillopt_sleep.harvest import harvest
+
+    config = config or load_config(project)
+    return harvest(
+        Path(project),
+        sources=sources or config.night.sources,
+        since=since,
+        index=index_dir,
+        homes=config.homes,
+        commit=False,
+    )
+
+
+def preview_families(
+    project: PathLike,
+    config: SleepConfig | None = None,
+    *,
+    sources: list[str] | None = None,
+    since: str | None = None,
+    index_dir: PathLike | None = None,
+    mine_config: MineConfig | None = None,
+    archive_path: PathLike | None = None,
+    optimizer: Any = None,
+) -> MineResult:
+    """The recurring task families in those sessions, and how each would be judged."""
+    from skillopt_sleep.mine import Archive, MineConfig
+
+    config = config or load_config(project)
+    sessions = preview_sessions(
+        project, config, sources=sources, since=since, index_dir=index_dir
+    ).sessions
+    settings = mine_config or MineConfig(
+        embedder=config.mine.embedder, min_family_size=config.mine.min_family_size
+    )
+    from skillopt_sleep.mine import mine
+
+    with Archive(archive_path if archive_path is not None else ":memory:") as archive:
+        return mine(sessions, archive, settings, optimizer=optimizer)
