@@ -72,6 +72,7 @@ class MineSection(_Section):
     min_family_size: int = Field(2, ge=1)
     recall_k: int = Field(3, ge=0)
     families: bool = True  # false (an ablation): every request is its own task, no recurrence
+    confirm_budget: int = Field(8, ge=0)  # optimizer calls that may confirm or split families
 
 
 class TrainSection(_Section):

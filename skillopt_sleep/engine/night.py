@@ -84,7 +84,14 @@ def _harvest(
     return result, index
 
 
-def _mine(state: ProjectState, config: SleepConfig, sessions: Sequence[Any], night_id: str) -> Any:
+def _mine(
+    state: ProjectState,
+    config: SleepConfig,
+    sessions: Sequence[Any],
+    night_id: str,
+    optimizer: Any,
+) -> Any:
+    """Mine with the optimizer designing the judges and checking families (within its budget)."""
     from skillopt_sleep.mine import Archive, MineConfig, mine
 
     mine_config = MineConfig(
@@ -92,10 +99,11 @@ def _mine(state: ProjectState, config: SleepConfig, sessions: Sequence[Any], nig
         min_family_size=config.mine.min_family_size,
         recall_k=config.mine.recall_k,
         dream_rollouts=config.night.samples,
+        confirm_budget=config.mine.confirm_budget,
         night=night_id,
     )
     with Archive(state.archive_path) as archive:
-        return mine(sessions, archive, mine_config)
+        return mine(sessions, archive, mine_config, optimizer=optimizer)
 
 
 def _group_by_target(
@@ -192,8 +200,9 @@ class _Night:
                 history=reporting.history(state),
             )
             return self._finish(report, index)
+        roles, judge = open_night_roles(config)  # a dead backend fails before any work
         self.tick("mine", 0, 1)
-        mined = _mine(state, config, harvested.sessions, self.night_id)
+        mined = _mine(state, config, harvested.sessions, self.night_id, roles.optimizer)
         self._lap("mine")
         self.tick("mine", 1, 1)
         basics = self._basics(len(harvested.sessions), mined)
@@ -217,7 +226,6 @@ class _Night:
             )
             return self._finish(report, index)
         routes = self._routes(mined)
-        roles, judge = open_night_roles(config)
         carry_all: dict[str, Any] = read_json(state.optimizer_path, {}) or {}
         runs = self._train(selection, routes, mined, roles, judge, carry_all)
         report = reporting.full_night(
