@@ -113,21 +113,19 @@ def project_checks(project: Path) -> list[Check]:
     from skillopt_sleep.engine import status
 
     try:
-        state = status(project)
+        state = status(project, check_backends=True)
     except SkillOptError as exc:
         return [Check("project", "fail", str(exc))]
     checks = [Check("project", "ok", f"{state.project} (state {state.state_dir})")]
     for role, spec in state.backends.items():
         if not spec:
             continue
-        name = spec.split(":", 1)[0]
-        cli = {"claude-cli": "claude", "codex-cli": "codex", "copilot-cli": "copilot"}.get(name)
-        if cli and shutil.which(cli) is None:
-            checks.append(
-                Check(f"backend {role}", "fail", f"{spec}: `{cli}` not on PATH", f"install {cli}")
-            )
+        health = state.health.get(role, "ok")
+        if health == "ok":
+            checks.append(Check(f"backend {role}", "ok", f"{spec} (health check passed)"))
         else:
-            checks.append(Check(f"backend {role}", "ok", spec))
+            message, _, fix = health.partition("\n  fix: ")
+            checks.append(Check(f"backend {role}", "fail", f"{spec}: {message}", fix))
     schedule = dict(state.schedule)
     if schedule.get("installed"):
         checks.append(Check("schedule", "ok", f"{schedule.get('kind')} at {schedule.get('at')}"))

@@ -60,3 +60,16 @@ def test_cli_doctor_prints_every_check_as_json(homes: Homes, tmp_path: Path) -> 
     assert result.exit_code == 0, result.output
     names = {c["name"] for c in json.loads(result.stdout)}
     assert {"engine", "claude-code", "codex", "copilot", "project"} <= names
+
+
+def test_a_dead_backend_is_a_failure_with_its_fix(
+    homes: Homes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SKILLOPT_SLEEP_BACKENDS_TARGET", "openai:m")
+    monkeypatch.setenv("SKILLOPT_SLEEP_BACKENDS_OPTIONS", "{max_retries = 0, timeout = 5}")
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens there
+    checks = {c.name: c for c in diagnose(tmp_path, homes)}
+    assert checks["backend optimizer"].level == "ok"
+    target = checks["backend target"]
+    assert target.level == "fail" and "connection failed" in target.detail
