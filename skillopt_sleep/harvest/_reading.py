@@ -206,7 +206,13 @@ def _init_worker(redactor: redaction.Redactor) -> None:
     redaction.configure(redactor)
 
 
-def _work(args: tuple[str, ReadJob, HarvestConfig, bool]) -> ReadOutcome:
+# An outcome as a worker sends it back: plain tuples, as pickling dataclasses, paths and
+# counters costs several times more, on both sides (the parent already holds the job).
+_Flat = tuple[int, "tuple[int, int, int, int, int, str] | None", "dict[str, int]", str, bytes,
+              str, str, bool, Any, int]  # fmt: skip
+
+
+def _work(args: tuple[str, ReadJob, HarvestConfig, bool]) -> _Flat:
     """Read in a worker. When the run records, the state travels back packed (the index stores
     it so anyway), as one bytes object is far cheaper to pickle than thousands of event lists;
     a read-only run needs only the draft."""
@@ -217,10 +223,43 @@ def _work(args: tuple[str, ReadJob, HarvestConfig, bool]) -> ReadOutcome:
     if keep and job.state is not None:
         outcome.packed = pack(job.state)
     job.state = None
-    return outcome
+    stamped, alone = outcome.stamped, outcome.alone
+    return (
+        outcome.offset,
+        None if stamped is None else _fid_tuple(stamped),
+        dict(outcome.skipped),
+        outcome.error,
+        outcome.packed,
+        outcome.key,
+        outcome.cwd,
+        outcome.scoped,
+        tuple(alone) if isinstance(alone, Draft) else alone,
+        outcome.first_event,
+    )
 
 
-def _work_many(batch: list[tuple[str, ReadJob, HarvestConfig, bool]]) -> list[ReadOutcome]:
+def _fid_tuple(fid: FileId) -> tuple[int, int, int, int, int, str]:
+    return (fid.dev, fid.ino, fid.size, fid.mtime_ns, fid.head_len, fid.head_hash)
+
+
+def _unflat(job: ReadJob, flat: _Flat) -> ReadOutcome:
+    offset, stamped, skipped, error, packed, key, cwd, scoped, alone, first = flat
+    return ReadOutcome(
+        job,
+        offset,
+        None if stamped is None else FileId(*stamped),
+        Counter(skipped),
+        error,
+        packed,
+        key,
+        cwd,
+        scoped,
+        Draft._make(alone) if isinstance(alone, tuple) else alone,
+        first,
+    )
+
+
+def _work_many(batch: list[tuple[str, ReadJob, HarvestConfig, bool]]) -> list[_Flat]:
     return [_work(args) for args in batch]
 
 
@@ -229,11 +268,11 @@ def _in_order(
     args: list[tuple[str, ReadJob, HarvestConfig, bool]],
     chunk: int,
     window: int,
-) -> Iterator[ReadOutcome]:
+) -> Iterator[_Flat]:
     """Outcomes in job order, with at most ``window`` batches in flight: when the caller is
     slower than the workers, finished drafts wait in the workers' queue, not in memory here."""
     batches = (args[i : i + chunk] for i in range(0, len(args), chunk))
-    pending: deque[Future[list[ReadOutcome]]] = deque(
+    pending: deque[Future[list[_Flat]]] = deque(
         pool.submit(_work_many, batch) for batch in itertools.islice(batches, window)
     )
     while pending:
@@ -301,7 +340,7 @@ def read_all(
         for number, (source, jobs) in enumerate(groups):
             for job in jobs:
                 if _importable(source):
-                    outcome = next(results)  # its state stays packed until someone needs it
+                    outcome = _unflat(job, next(results))  # its state stays packed
                 else:
                     outcome = read_file(source, job, config)
                     conclude(source, outcome, config)
