@@ -1,23 +1,56 @@
 """`skillopt-sleep` command line. Each noun lives in its own module and registers on ``app``.
 
 Command modules import nothing heavy at module level: `skillopt-sleep --help` must stay fast and
-must never import torch.
+must never import torch. ``app`` is assembled on first use, so a plain `skillopt-sleep harvest`
+(parsed by ``cli.harvest.run_plain``) starts without building the other commands or typer's
+validators.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
+from typing import TYPE_CHECKING, Any
 
-from skillopt_sleep.cli._app import app
+if TYPE_CHECKING:
+    import typer
 
-_COMMAND_MODULES: tuple[str, ...] = ("harvest", "mine", "night", "config", "mcp", "install", "schedule", "demo")
+    app: typer.Typer
 
-for _module in _COMMAND_MODULES:
-    importlib.import_module(f"skillopt_sleep.cli.{_module}")
+_COMMAND_MODULES: tuple[str, ...] = (
+    "harvest",
+    "mine",
+    "night",
+    "config",
+    "mcp",
+    "install",
+    "schedule",
+    "demo",
+)
+
+
+def _assembled() -> typer.Typer:
+    """The application with every command registered."""
+    for module in _COMMAND_MODULES:
+        importlib.import_module(f"skillopt_sleep.cli.{module}")
+    from skillopt_sleep.cli._app import app
+
+    return app
+
+
+def __getattr__(name: str) -> Any:  # PEP 562: `from skillopt_sleep.cli import app`
+    if name == "app":
+        return _assembled()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main() -> None:
-    app()
+    if sys.argv[1:2] == ["harvest"]:
+        from skillopt_sleep.cli.harvest import run_plain
+
+        if run_plain(sys.argv[2:]):
+            return
+    _assembled()()
 
 
 __all__ = ["app", "main"]

@@ -7,7 +7,9 @@ next night will mine; ``--commit`` advances it.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping
+import os
+import sys
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -68,12 +70,7 @@ def harvest_command(
     Sessions stream to --json / --output as they are read. With --commit the index advances only
     after every output is written and synced, so a failed or killed run delivers them again.
     """
-    unknown = [s for s in source if s not in SOURCE_CHOICES]
-    if unknown:
-        raise typer.BadParameter(
-            f"unknown source {unknown[0]!r}; choose from {', '.join(SOURCE_CHOICES)}"
-        )
-    checked_since(since)
+    _check(source, since)
     root = project_root(project)
     homes = harness_homes(claude_home, codex_home, copilot_home, vscode_home)
     with exits_on_error():
@@ -89,6 +86,16 @@ def harvest_command(
             output=output,
         )
     _summary(terminal(stderr=as_json), stats)
+
+
+def _check(source: list[str], since: str | None) -> None:
+    """The checks made before anything is read (``typer.BadParameter``: a usage error)."""
+    unknown = [s for s in source if s not in SOURCE_CHOICES]
+    if unknown:
+        raise typer.BadParameter(
+            f"unknown source {unknown[0]!r}; choose from {', '.join(SOURCE_CHOICES)}"
+        )
+    checked_since(since)
 
 
 def _harvest(
@@ -204,3 +211,108 @@ def _summary(console: Console, stats_by_harness: Mapping[str, HarvestStats]) -> 
             if reasons:
                 detail = ", ".join(f"{reason}: {count}" for reason, count in reasons.items())
                 console.print(escape(f"  {stats.harness} {label}: {detail}"))
+
+
+# -- start-up fast path -------------------------------------------------------------------------
+# To parse a command line, typer builds a pydantic validator per parameter: with the imports that
+# takes about a tenth of a second, paid before anything is read, by a command whose whole run can
+# take half a second. ``run_plain`` parses a plain ``harvest`` command line itself, from the same
+# option declarations, and calls the same command; anything else (help, an unknown, malformed or
+# unusual option, a value typer would reject) returns False, untouched, for typer to handle.
+
+_PLAIN_KINDS = {"bool": "flag", "Path | None": "path", "str | None": "text", "list[str]": "texts"}
+
+
+def _plain_options() -> dict[str, tuple[str, str, Any]] | None:
+    """Each spelling of ``harvest_command``'s options -> (parameter, kind, default); None when an
+    option is not a plain flag, text, path or repeatable text (a callback, an environment
+    variable, a prompt, a path check, an on/off pair, ... are left to typer)."""
+    import inspect
+
+    from typer.models import OptionInfo
+
+    table: dict[str, tuple[str, str, Any]] = {}
+    for name, param in inspect.signature(harvest_command).parameters.items():
+        info, kind = param.default, _PLAIN_KINDS.get(str(param.annotation))
+        if kind is None or not isinstance(info, OptionInfo):
+            return None
+        plain = (
+            info.callback is None
+            and info.envvar is None
+            and info.parser is None
+            and info.default_factory is None
+            and info.path_type is None
+            and info.expose_value
+            and not (info.is_eager or info.prompt or info.count or info.exists)
+            and not (info.resolve_path or info.writable or info.allow_dash)
+        )
+        decls = info.param_decls or ()
+        if not plain or not decls or any("/" in d or not d.startswith("-") for d in decls):
+            return None
+        for decl in decls:
+            table[decl] = (name, kind, info.default)
+    return table
+
+
+def _parse_plain(
+    argv: Sequence[str], table: Mapping[str, tuple[str, str, Any]]
+) -> dict[str, Any] | None:
+    """Keyword arguments for ``harvest_command`` (None: not a plain command line)."""
+    values: dict[str, Any] = {}
+    for name, kind, default in table.values():
+        values[name] = list(default) if kind == "texts" else default
+    given: set[str] = set()
+    at = 0
+    while at < len(argv):
+        spelling, _, attached = argv[at].partition("=")
+        known = table.get(spelling) if spelling.startswith("--") or not attached else None
+        if known is None:
+            return None
+        name, kind, _default = known
+        at += 1
+        if kind == "flag":
+            if attached or argv[at - 1] != spelling:
+                return None
+            values[name] = True
+            continue
+        if argv[at - 1] != spelling:
+            value = attached
+        elif at < len(argv):
+            value, at = argv[at], at + 1
+        else:
+            return None
+        if not value or value.startswith("-"):
+            return None
+        if kind == "path":
+            path = Path(value)
+            if os.path.exists(path) and not os.access(path, os.R_OK):
+                return None  # typer's "is not readable" usage error
+            values[name] = path
+        elif kind == "texts":
+            values[name] = [*values[name], value] if name in given else [value]
+        else:
+            values[name] = value
+        given.add(name)
+    return values
+
+
+def run_plain(argv: Sequence[str]) -> bool:
+    """Run ``harvest`` for the arguments after ``harvest`` without typer's parser; False (and
+    nothing done) when they are not a plain harvest command line. Exits as typer would."""
+    if os.name == "nt" or any(name.endswith("_COMPLETE") for name in os.environ):
+        return False  # argument globbing, shell completion: typer's
+    table = _plain_options()
+    values = _parse_plain(argv, table) if table is not None else None
+    if values is None:
+        return False
+    try:
+        _check(values["source"], values["since"])
+    except typer.BadParameter:
+        return False  # typer reports it, with the usage line
+    try:
+        harvest_command(**values)
+    except typer.Exit as stop:
+        sys.exit(stop.exit_code)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    return True
