@@ -7,6 +7,7 @@ next night will mine; ``--commit`` advances it.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -132,9 +133,12 @@ def _harvest(
                 record=commit,
             )
             with _progress(terminal(stderr=True), run):
-                for session in run:
-                    for sink in sinks:
-                        sink.write(session)
+                if sinks:
+                    for session in run:
+                        for sink in sinks:
+                            sink.write(session)
+                else:
+                    run.drain()  # the summary alone: no session needs building
             for sink in sinks:
                 sink.close()
         except BaseException:
@@ -315,4 +319,10 @@ def run_plain(argv: Sequence[str]) -> bool:
         sys.exit(stop.exit_code)
     except KeyboardInterrupt:
         sys.exit(130)
+    except OSError as exc:  # a closed pipe (`| head`): exit 1 quietly, as typer does
+        if exc.errno != errno.EPIPE:
+            raise
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
     return True

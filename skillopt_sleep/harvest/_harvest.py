@@ -185,6 +185,16 @@ class HarvestRun:
         return self._stats
 
     def __iter__(self) -> Iterator[Session]:
+        for made in self._drafts():
+            yield made.session()
+
+    def drain(self) -> None:
+        """Run to the end for ``stats`` (and the index) alone: the same run as iterating, without
+        building the sessions nobody would read."""
+        for _ in self._drafts():
+            pass
+
+    def _drafts(self) -> Iterator[Draft]:
         index, cutoff = self._index, self._cutoff
         index.bind(self._root, record=self._record)
         runs: list[_SourceRun] = []
@@ -205,9 +215,9 @@ class HarvestRun:
             run = runs[number]
             built = self._take(run, outcome)
             if built is not None:
-                session = self._emit(run, outcome.key, built)
-                if session is not None:
-                    yield session
+                made = self._emit(run, outcome.key, built)
+                if made is not None:
+                    yield made
         tallies: dict[str, Tally] = {}
         for r in runs:
             r.tally.skipped_sessions.update(r.reasons.values())
@@ -264,7 +274,7 @@ class HarvestRun:
         run.kept[fkey] = state = again.state or FileState()
         return state
 
-    def _emit(self, run: _SourceRun, key: str, built: Draft | str) -> Session | None:
+    def _emit(self, run: _SourceRun, key: str, built: Draft | str) -> Draft | None:
         """The session to yield for ``key`` now, if it holds anything new within the window."""
         tally = run.tally
         if isinstance(built, str):
@@ -288,10 +298,9 @@ class HarvestRun:
         run.reasons.pop(key, None)
         if key in run.emitted:
             tally.discount(run.emitted[key])
-        session = built.session()
-        run.emitted[key] = tally.count(session)
-        self.first_new[session_ref(session)] = first_new
-        return session
+        run.emitted[key] = tally.count(built)
+        self.first_new[f"{built.harness}:{built.session_id}"] = first_new  # its session_ref
+        return built
 
 
 def run(

@@ -6,8 +6,12 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
-from skillopt_sleep.records import Session, SignalKind
+from skillopt_sleep.records import SignalKind
+
+if TYPE_CHECKING:
+    from skillopt_sleep.harvest._build import Draft
 
 
 def _empty() -> Mapping[str, int]:
@@ -53,12 +57,13 @@ class Tally:
     skipped_files: Counter[str] = field(default_factory=Counter)
     skipped_sessions: Counter[str] = field(default_factory=Counter)
 
-    def count(self, session: Session) -> tuple[int, int, int, int]:
-        """Count one session; returns what was added, for :meth:`discount`."""
-        calls = sum(len(turn.tool_calls) for turn in session.turns)
-        errors = sum(1 for turn in session.turns for c in turn.tool_calls if c.is_error)
-        corrections = sum(1 for s in session.signals if s.kind is SignalKind.CORRECTION)
-        added = (len(session.turns), calls, errors, corrections)
+    def count(self, made: Draft) -> tuple[int, int, int, int]:
+        """Count one session, read off its draft (no session needs building); returns what was
+        added, for :meth:`discount`."""
+        calls = sum(len(step[3]) for step in made.steps)
+        errors = sum(1 for step in made.steps for c in step[3] if c[4])  # ToolCall.is_error
+        corrections = sum(1 for s in made.signals if s[0] == SignalKind.CORRECTION.value)
+        added = (len(made.steps), calls, errors, corrections)
         self._add(1, added)
         return added
 
