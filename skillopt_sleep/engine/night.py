@@ -27,6 +27,7 @@ from skillopt_sleep.engine.state import ProjectState, append_line, read_json, wr
 from skillopt_sleep.records import Task
 
 Progress = Callable[[str, int, int], None]
+KEEP_NIGHTS = 30  # run directories kept (each holds a night's rollouts, patches, gate records)
 
 
 @dataclass(frozen=True)
@@ -317,4 +318,5 @@ class _Night:
         write_json(self.state.night_dir(report.night_id) / "report.json", to_jsonable(report))
         append_line(self.state.history_path, reporting.summary_line(report))
         index.commit()
+        self.state.prune_nights(KEEP_NIGHTS)
         return report

@@ -168,6 +168,19 @@ class ProjectState:
     def backup_dir(self, night_id: str) -> Path:
         return self.root / "backups" / night_id
 
+    def prune_nights(self, keep: int = 30) -> list[Path]:
+        """Remove the run directories of all but the ``keep`` most recent nights (their reports
+        stay in history.jsonl and in the staged proposals); returns what was removed."""
+        import shutil
+
+        nights = self.root / "nights"
+        if not nights.is_dir():
+            return []
+        old = sorted(p for p in nights.iterdir() if p.is_dir())[:-keep] if keep > 0 else []
+        for path in old:
+            shutil.rmtree(path, ignore_errors=True)
+        return old
+
     def proposals(self) -> list[Path]:
         staging = self.root / "staging"
         if not staging.is_dir():

@@ -149,3 +149,15 @@ def test_memory_file_on_request(world: World) -> None:
     adopt(world.webapp)
     text = memory.read_bytes()
     assert text.startswith(b"# Webapp\n\nUse make test.\n") and OPEN.encode() in text
+
+
+def test_old_night_directories_are_pruned(tmp_path: Path) -> None:
+    state = ProjectState(tmp_path / "p", root=tmp_path / "state")
+    for n in range(5):
+        (state.night_dir(f"2026110{n}-000000") / "target-00").mkdir(parents=True)
+    removed = state.prune_nights(keep=2)
+    assert [p.name for p in removed] == ["20261100-000000", "20261101-000000", "20261102-000000"]
+    assert sorted(p.name for p in (state.root / "nights").iterdir()) == [
+        "20261103-000000",
+        "20261104-000000",
+    ]
