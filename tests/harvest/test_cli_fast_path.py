@@ -1,0 +1,48 @@
+"""`skillopt-sleep harvest` skips typer's parser for plain command lines (start-up time); the
+result must be exactly what typer's path gives: same stdout, same exit code, same files."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.harvest._fixtures import FIXTURES, WEBAPP
+
+FAST = "import sys; from skillopt_sleep.cli import main; sys.argv[0] = 'skillopt-sleep'; main()"
+TYPER = "import sys; from skillopt_sleep.cli import app; app(prog_name='skillopt-sleep')"
+
+
+def _run(code: str, args: list[str], env: dict[str, str]) -> tuple[int, str]:
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, timeout=120
+    )
+    return done.returncode, done.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--json"],
+        [],
+        ["--source", "claude", "--json"],
+        ["--since", "3650d", "--source", "codex"],
+        ["--since", "nonsense"],
+        ["--bogus-flag"],
+    ],
+)
+def test_fast_path_matches_typer(args: list[str], tmp_path: Path) -> None:
+    homes = [
+        "--claude-home",
+        str(FIXTURES / ".claude"),
+        "--codex-home",
+        str(FIXTURES / ".codex"),
+        "--copilot-home",
+        str(FIXTURES / ".copilot"),
+    ]
+    env = {**os.environ, "SKILLOPT_SLEEP_HOME": str(tmp_path / "state"), "COLUMNS": "100"}
+    argv = ["harvest", "--project", WEBAPP, *homes, *args]
+    assert _run(FAST, argv, env) == _run(TYPER, argv, env)
