@@ -110,26 +110,24 @@ def _mine(
 def _group_by_target(
     selection: Selection, routes: Mapping[str, Any]
 ) -> dict[Path, tuple[Any, Selection]]:
-    groups: dict[Path, tuple[Any, Selection]] = {}
-    for family in selection.families:
-        target = routes[family]
-        groups.setdefault(target.path, (target, selection))
+    """Tonight's selection split by the file each family is routed to. A file whose families
+    kept no training task (the budget trimmed them) is left for another night."""
+    targets = {routes[f].path: routes[f] for f in selection.families}
 
     def only(tasks: Sequence[Task], families: set[str]) -> tuple[Task, ...]:
         return tuple(t for t in tasks if t.family in families)
 
     out: dict[Path, tuple[Any, Selection]] = {}
-    for path, (target, _) in groups.items():
+    for path, target in targets.items():
         families = {f for f in selection.families if routes[f].path == path}
         train = only(selection.train, families)
-        val = only(selection.val, families) if selection.gate_split == "val" else train
-        gate = selection.gate_split
-        if gate == "val" and len(val) < 1:
+        if not train:
+            continue
+        val, gate = only(selection.val, families), selection.gate_split
+        if gate == "train" or not val:
             val, gate = train, "train"
-        out[path] = (
-            target,
-            Selection(train, val, only(selection.test, families), tuple(sorted(families)), gate, 0),
-        )
+        test = only(selection.test, families)
+        out[path] = (target, Selection(train, val, test, tuple(sorted(families)), gate, 0))
     return out
 
 
