@@ -212,7 +212,11 @@ class _Night:
             min_val_tasks=config.night.min_val_tasks,
         )
         selection = fit_to_budget(
-            selection, config.night.samples, config.train.minibatch_size, config.budget.max_calls
+            selection,
+            config.night.samples,
+            config.train.minibatch_size,
+            config.budget.max_calls,
+            spent=roles.ledger.totals.calls,  # health checks and mining's own calls
         )
         if selection.empty:
             report = reporting.quiet_night(

@@ -88,13 +88,17 @@ def estimated_calls(selection: Selection, samples: int, minibatch: int) -> int:
     return samples * (3 * train + 3 * val + 2 * test) + reflect + 3
 
 
-def fit_to_budget(selection: Selection, samples: int, minibatch: int, max_calls: int) -> Selection:
-    """Drop the lowest-priority tasks until the night's estimate fits ``max_calls`` (0 = no limit).
+def fit_to_budget(
+    selection: Selection, samples: int, minibatch: int, max_calls: int, *, spent: int = 0
+) -> Selection:
+    """Drop the lowest-priority tasks until the night's estimate fits what is left of
+    ``max_calls`` after the ``spent`` calls (0 = no limit).
 
     Raises ``UsageError`` when even one task would not fit, rather than start a night that the
     budget is certain to stop half way.
     """
-    if max_calls <= 0 or estimated_calls(selection, samples, minibatch) <= max_calls:
+    left = max_calls - spent
+    if max_calls <= 0 or estimated_calls(selection, samples, minibatch) <= left:
         return selection
     train, val, test = list(selection.train), list(selection.val), list(selection.test)
     while len(train) > 1:
@@ -107,15 +111,16 @@ def fit_to_budget(selection: Selection, samples: int, minibatch: int, max_calls:
             val=tuple(val[: max(1, len(train))]),
             test=tuple(test[: len(train)]),
         )
-        if estimated_calls(trimmed, samples, minibatch) <= max_calls:
+        if estimated_calls(trimmed, samples, minibatch) <= left:
             return trimmed
     smallest = replace(selection, train=tuple(train), val=tuple(val[:1]), test=())
     need = estimated_calls(smallest, samples, minibatch)
-    if need <= max_calls:
+    if need <= left:
         return smallest
     raise UsageError(
-        f"budget.max_calls={max_calls} cannot cover even one task tonight (needs about {need})",
-        hint=f"raise budget.max_calls to at least {need}, or lower night.samples",
+        f"budget.max_calls={max_calls} cannot cover even one task tonight: {spent} call(s) went "
+        f"to health checks and mining, and one task needs about {need} more",
+        hint=f"raise budget.max_calls to at least {need + spent}, or lower night.samples",
     )
 
 
