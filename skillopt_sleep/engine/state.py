@@ -163,6 +163,12 @@ class ProjectState:
         return self.root / "nights" / night_id
 
     def proposal_dir(self, night_id: str) -> Path:
+        if not night_id or any(c in night_id for c in "/\\") or night_id in (".", ".."):
+            from skillopt_core.errors import UsageError
+
+            raise UsageError(
+                f"{night_id!r} is not a proposal id (a night id such as 20261123-031700)"
+            )
         return self.root / "staging" / night_id
 
     def backup_dir(self, night_id: str) -> Path:

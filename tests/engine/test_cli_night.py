@@ -127,3 +127,8 @@ def test_status_counts_sessions_the_hook_recorded(world: World, tmp_path: Path) 
     ]
     log.write_text("".join(json.dumps(r) + "\n" for r in lines) + '{"torn')
     assert status(world.webapp).ended_since_last_night == 2
+
+
+def test_a_proposal_id_cannot_name_a_path(world: World) -> None:
+    code, _, err = _invoke("report", "../../etc", "-p", str(world.webapp))
+    assert code == EXIT_USAGE and "not a proposal id" in err
