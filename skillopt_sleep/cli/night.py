@@ -12,20 +12,7 @@ import typer
 
 from skillopt_sleep.cli._app import app
 from skillopt_sleep.cli._options import PROJECT, project_root
-from skillopt_sleep.cli._profile import (  # noqa: F401  (re-exported for schedule.py)
-    BACKEND,
-    EMBEDDER,
-    JUDGE,
-    MAX_CALLS,
-    MAX_TASKS,
-    MAX_USD,
-    MEMORY,
-    OPTIMIZER,
-    SAMPLES,
-    SOURCES,
-    TARGET,
-    with_profile,
-)
+from skillopt_sleep.cli._profile import with_profile
 from skillopt_sleep.cli._run import emit_json, handle_errors, load, progress_bar
 
 JSON = typer.Option(False, "--json", help="Print the result as JSON on stdout.")

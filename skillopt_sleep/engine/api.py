@@ -130,10 +130,8 @@ def _ended_sessions(state: ProjectState, since: str) -> int:
 
 
 def _schedule(state: ProjectState) -> dict[str, Any]:
-    try:
-        from skillopt_sleep.schedule import schedule_info
-    except ImportError:
-        return read_json(state.schedule_path, {}) or {}
+    from skillopt_sleep.schedule import schedule_info
+
     info: dict[str, Any] = schedule_info(state.project)
     return info
 

@@ -69,7 +69,6 @@ class Consolidation:
     test_after: EvalResult | None
     gate_split: Literal["val", "train"]
     carry: Carry
-    lr_budget: int
 
 
 def tonight_lr(config: SleepConfig, nights_closed: int) -> int:
@@ -147,7 +146,6 @@ def consolidate(
             meta_notes=trainer.state.meta_notes,
             nights=carry.nights + 1,
         ),
-        lr_budget=lr,
     )
 
 

@@ -37,7 +37,6 @@ class TargetRun:
     path: Path
     kind: str
     live: bytes | None
-    families: tuple[str, ...]
     result: Consolidation
 
 
@@ -127,7 +126,7 @@ def _group_by_target(
         if gate == "train" or not val:
             val, gate = train, "train"
         test = only(selection.test, families)
-        out[path] = (target, Selection(train, val, test, tuple(sorted(families)), gate, 0))
+        out[path] = (target, Selection(train, val, test, tuple(sorted(families)), gate))
     return out
 
 
@@ -305,7 +304,7 @@ class _Night:
                 judge=judge,
             )
             carry_all[str(path)] = result.carry.to_json()
-            runs.append(TargetRun(path, target.kind, live, part.families, result))
+            runs.append(TargetRun(path, target.kind, live, result))
         self.tick("replay", len(groups), len(groups))
         self._lap("replay+consolidate")
         return runs

@@ -174,7 +174,7 @@ def _changes(runs: Sequence[TargetRun]) -> tuple[SkillChange, ...]:
                 created=run.live is None,
                 live_sha256=hashlib.sha256(run.live).hexdigest() if run.live is not None else "",
                 proposed_sha256=hashlib.sha256(proposed).hexdigest(),
-                staged_file="",
+                staged_file="",  # set when the proposal is staged
                 accepted_edits=len(result.accepted),
                 val_before=round(result.val_before.hard, 4),
                 val_after=round(result.val_after.hard, 4),
@@ -241,7 +241,7 @@ def stage_report(
     state: ProjectState, report: NightReport, runs: Sequence[TargetRun]
 ) -> NightReport:
     from skillopt_sleep.jsonable import dumps
-    from skillopt_sleep.stage.proposal import FileChange, stage, unified_diff
+    from skillopt_sleep.stage.proposal import FileChange, stage, staged_name, unified_diff
     from skillopt_sleep.stage.report import render_html, render_markdown
 
     changed = {c.path for c in report.changes}
@@ -253,7 +253,13 @@ def stage_report(
         if str(r.path) in changed
     ]
     directory = state.proposal_dir(report.night_id)
-    staged = replace(report, proposal=report.night_id, proposal_dir=str(directory))
+    names = {str(f.live_path): staged_name(i, f) for i, f in enumerate(files)}
+    staged = replace(
+        report,
+        proposal=report.night_id,
+        proposal_dir=str(directory),
+        changes=tuple(replace(c, staged_file=names[c.path]) for c in report.changes),
+    )
     diff = unified_diff(files)
     reports = {
         "report.md": render_markdown(staged, diff),

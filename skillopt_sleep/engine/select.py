@@ -24,7 +24,6 @@ class Selection:
     test: tuple[Task, ...]
     families: tuple[str, ...]
     gate_split: Literal["val", "train"]
-    unjudgeable: int  # tasks left out because nothing could score them
 
     @property
     def empty(self) -> bool:
@@ -45,7 +44,6 @@ def select_tasks(
     recalled: Mapping[str, Sequence[str]] | None = None,
 ) -> Selection:
     usable = [t for t in result.tasks if judgeable(t, has_judge)]
-    unjudgeable = len(result.tasks) - len(usable)
     by_family: dict[str, list[Task]] = {}
     for task in usable:
         by_family.setdefault(task.family, []).append(task)
@@ -78,7 +76,7 @@ def select_tasks(
     if len(val) < min_val_tasks:
         gate_split = "train"
         val = list(train)
-    return Selection(tuple(train), tuple(val), tuple(test), tuple(chosen), gate_split, unjudgeable)
+    return Selection(tuple(train), tuple(val), tuple(test), tuple(chosen), gate_split)
 
 
 def estimated_calls(selection: Selection, samples: int, minibatch: int) -> int:
@@ -143,4 +141,4 @@ def without_families(selection: Selection) -> Selection:
         if checks:
             tasks.append(replace(task, family=task.id, checks=checks, split="train"))
     families = tuple(t.family for t in tasks)
-    return Selection(tuple(tasks), tuple(tasks), (), families, "train", selection.unjudgeable)
+    return Selection(tuple(tasks), tuple(tasks), (), families, "train")

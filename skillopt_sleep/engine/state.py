@@ -28,7 +28,7 @@ from typing import Any
 
 from skillopt_core.errors import StorageError
 from skillopt_core.lock import exclusive, holder
-from skillopt_core.rundir import atomic_write_bytes
+from skillopt_core.rundir import atomic_write_bytes, read_json
 from skillopt_sleep.paths import PRIVATE_FILE_MODE as PRIVATE_FILE
 from skillopt_sleep.paths import private_dir, private_file, project_state_dir
 
@@ -63,19 +63,6 @@ def write_private(path: Path, data: bytes | str) -> None:
 
 def write_json(path: Path, data: Any) -> None:
     write_private(path, json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
-
-
-def read_json(path: Path, default: Any = None) -> Any:
-    """A state file's JSON; a missing file is ``default``, a damaged one a StorageError."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return default
-    except (OSError, ValueError) as exc:
-        raise StorageError(
-            f"the state file {path} is unreadable or damaged ({exc})",
-            hint=f"move it aside (mv {path} {path}.bad) and run again",
-        ) from None
 
 
 def append_line(path: Path, record: dict[str, Any]) -> None:

@@ -61,7 +61,7 @@ def unified_diff(changes: Sequence[FileChange]) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in parts)
 
 
-def _staged_name(index: int, change: FileChange) -> str:
+def staged_name(index: int, change: FileChange) -> str:
     parent = change.live_path.parent.name or "root"
     return f"files/{index:02d}-{parent}-{change.live_path.name}"
 
@@ -82,7 +82,7 @@ def stage(
     try:
         files: list[dict[str, Any]] = []
         for index, change in enumerate(changes):
-            staged = _staged_name(index, change)
+            staged = staged_name(index, change)
             write_private(tmp / staged, change.proposed.encode("utf-8"))
             if change.live is not None:
                 write_private(tmp / f"{staged}.base", change.live)

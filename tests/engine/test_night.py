@@ -161,3 +161,13 @@ def test_old_night_directories_are_pruned(tmp_path: Path) -> None:
         "20261103-000000",
         "20261104-000000",
     ]
+
+
+def test_each_change_names_its_staged_file(world: World) -> None:
+    import hashlib
+
+    report = _night(world, world.webapp)
+    (change,) = report.changes
+    staged = Path(report.proposal_dir) / change.staged_file
+    assert change.staged_file.startswith("files/")
+    assert hashlib.sha256(staged.read_bytes()).hexdigest() == change.proposed_sha256

@@ -47,7 +47,7 @@ def _task(name: str, request: str, corrections: tuple[str, ...]) -> Task:
 def test_without_families_each_request_is_judged_by_its_own_feedback() -> None:
     corrected = _task("t1", "fix the login test", ("still failing - look at the session cookie",))
     silent = _task("t2", "login test broken again", ())
-    selection = Selection((corrected, silent), (), (), ("f-shared",), "val", 0)
+    selection = Selection((corrected, silent), (), (), ("f-shared",), "val")
     alone = without_families(selection)
     (task,) = alone.train
     assert task.family == "t1" and [c.value for c in task.checks] == ["session cookie"]
