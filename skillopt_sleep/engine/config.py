@@ -18,9 +18,9 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from skillopt_core.errors import UsageError
 
@@ -194,33 +194,26 @@ def _check_shape(data: Mapping[str, Any], where: str) -> None:
 
 
 def _coerce(section: str, key: str, raw: Any, where: str) -> Any:
-    """Text from the environment or a flag -> the field's type."""
+    """Text from the environment or a flag -> the field's type (pydantic's lax conversion for
+    scalars; a comma list for lists; a TOML inline table for tables)."""
     if not isinstance(raw, str):
         return raw
-    annotation = str(_fields(section)[key].annotation)
+    annotation = _fields(section)[key].annotation
     text = raw.strip()
     try:
-        if annotation == "bool" or annotation == "<class 'bool'>":
-            lowered = text.lower()
-            if lowered in ("1", "true", "yes", "on"):
-                return True
-            if lowered in ("0", "false", "no", "off"):
-                return False
-            raise ValueError("expected true or false")
-        if "int" in annotation and "str" not in annotation:
-            return int(text)
-        if "float" in annotation:
-            return float(text)
-        if "list" in annotation:
+        if get_origin(annotation) is list:
             return [p.strip() for p in text.split(",") if p.strip()]
-        if "dict" in annotation:
+        if get_origin(annotation) is dict:
             parsed = tomllib.loads(f"v = {text}")["v"]
             if not isinstance(parsed, dict):
                 raise ValueError("expected an inline table such as {timeout = 60}")
             return parsed
+        return TypeAdapter(annotation).validate_python(text, strict=False)
+    except ValidationError as exc:
+        reason = exc.errors()[0]["msg"]
     except (ValueError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{where}: {section}.{key}={raw!r} is not valid: {exc}") from None
-    return raw
+        reason = str(exc)
+    raise ConfigError(f"{where}: {section}.{key}={raw!r} is not valid: {reason}")
 
 
 def _layer_from_flat(flat: Mapping[str, Any], source: str) -> _Layer:
