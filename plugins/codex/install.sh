@@ -3,19 +3,4 @@
 # $CODEX_HOME/config.toml (skip it with --no-mcp). Re-running is a no-op; uninstall.sh undoes it.
 # Thin: the work is `skillopt-sleep install codex`, run with the Python that has the engine.
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-if [ -n "${SKILLOPT_SLEEP_PYTHON:-}" ]; then
-  exec "$SKILLOPT_SLEEP_PYTHON" -m skillopt_sleep.install install codex "$@"
-fi
-if command -v skillopt-sleep >/dev/null 2>&1; then
-  exec skillopt-sleep install codex "$@"
-fi
-for py in python3 python; do
-  if command -v "$py" >/dev/null 2>&1 && "$py" -c "import skillopt_sleep.install" >/dev/null 2>&1; then
-    exec "$py" -m skillopt_sleep.install install codex "$@"
-  fi
-done
-echo "skillopt-sleep is not installed for any Python on PATH." >&2
-echo "Install it first: pip install skillopt-sleep   (from a checkout: pip install -e \"$here/../..\")" >&2
-echo "or point SKILLOPT_SLEEP_PYTHON at the interpreter that has it." >&2
-exit 1
+exec bash "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/_engine.sh" install codex "$@"

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Run `skillopt-sleep ARGS...` with the Python that has the engine: $SKILLOPT_SLEEP_PYTHON, the
+# console script on PATH, or the first python3/python that can import it. Shared by install.sh
+# and uninstall.sh.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+if [ -n "${SKILLOPT_SLEEP_PYTHON:-}" ]; then
+  exec "$SKILLOPT_SLEEP_PYTHON" -m skillopt_sleep.install "$@"
+fi
+if command -v skillopt-sleep >/dev/null 2>&1; then
+  exec skillopt-sleep "$@"
+fi
+for py in python3 python; do
+  if command -v "$py" >/dev/null 2>&1 && "$py" -c "import skillopt_sleep.install" >/dev/null 2>&1; then
+    exec "$py" -m skillopt_sleep.install "$@"
+  fi
+done
+echo "skillopt-sleep is not installed for any Python on PATH." >&2
+echo "Install it first: pip install skillopt-sleep   (from a checkout: pip install -e \"$here/../..\")" >&2
+echo "or point SKILLOPT_SLEEP_PYTHON at the interpreter that has it." >&2
+exit 1
