@@ -10,6 +10,7 @@ reject: mark the proposal rejected; the caller feeds its edits to the rejected-e
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 from datetime import datetime, timezone
 from pathlib import Path
@@ -83,6 +84,8 @@ def _restore(backup: Path, files: list[dict[str, Any]]) -> None:
         saved = backup / f"{index:02d}.orig"
         if entry.get("created"):
             live.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):  # the folder adopt made for it, if now empty
+                live.parent.rmdir()
         elif saved.is_file():
             _write_live(live, saved.read_bytes())
 
@@ -139,11 +142,7 @@ def adopt(
         {"action": "adopt", "phase": "begin", "proposal": directory.name, "at": _now()},
     )
     for entry in files:
-        live_path = Path(entry["live_path"])
-        make_parent = live_path.parent
-        if not make_parent.is_dir():
-            make_parent.mkdir(parents=True, exist_ok=True)
-        _write_live(live_path, (directory / entry["staged"]).read_bytes())
+        _write_live(Path(entry["live_path"]), (directory / entry["staged"]).read_bytes())
     set_state(directory, "adopted", adopted_at=_now())
     append_line(
         state.journal_path,

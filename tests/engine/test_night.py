@@ -51,7 +51,7 @@ def test_a_night_stages_adopts_and_rolls_back(world: World) -> None:
         OPEN in text and "session cookie" in text and text.startswith("---\nname: skillopt-learned")
     )
     rollback(world.webapp, report.proposal)
-    assert not live.exists()
+    assert not live.exists() and not live.parent.exists()
     assert [p.state for p in list_proposals(world.webapp)] == ["rolled back"]
 
 
