@@ -7,6 +7,7 @@ creates and owns (or, on request, the harness memory file). Pure: same inputs, s
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -106,8 +107,6 @@ def route_families(
     threshold: float = 0.12,
 ) -> dict[str, Target]:
     """``{family id: target}`` for ``{family id: its request texts}``."""
-    import math
-
     docs = {s.path: _words(f"{s.name.replace('-', ' ')} {s.description}") for s in skills}
     fam_docs = {f: _words(" ".join(texts)) for f, texts in families.items()}
     corpus = list(docs.values()) + list(fam_docs.values())
