@@ -183,6 +183,7 @@ class _Night:
 
         state, config = self.state, self.config
         transaction.recover(state)
+        state.rotate_night_log()
         first_night = not state.history_path.exists()
         self.tick("harvest", 0, 1)
         harvested, index = _harvest(state, config, first_night, stack)

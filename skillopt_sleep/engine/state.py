@@ -35,6 +35,9 @@ from skillopt_sleep.paths import private_dir, private_file, project_state_dir
 INDEX_FILE = "harvest-index.sqlite3"  # = harvest._index.INDEX_NAME (a test keeps them equal)
 ARCHIVE_FILE = "mine-archive.sqlite3"  # = mine.archive.ARCHIVE_NAME; named here so that
 # `status` need not import the miner (numpy)
+LOG_FILE = "night.log"  # = schedule.where.LOG_NAME (a test keeps them equal)
+LOG_MAX_BYTES = 2 * 1024 * 1024
+LOG_GENERATIONS = 3
 
 
 def make_private_dir(path: Path) -> Path:
@@ -173,6 +176,32 @@ class ProjectState:
         for path in old:
             shutil.rmtree(path, ignore_errors=True)
         return old
+
+    def rotate_night_log(self, max_bytes: int = LOG_MAX_BYTES, keep: int = LOG_GENERATIONS) -> bool:
+        """Start a fresh ``logs/night.log`` once it outgrows ``max_bytes``, keeping ``keep`` old
+        generations (``night.log.1`` newest). Copy-then-truncate, because the scheduler's shell
+        holds the log open for appending (``>>``; launchd likewise) while this night writes to it:
+        a rename would leave tonight's output in the old file. Returns whether it rotated."""
+        import shutil
+
+        log = self.logs_dir / LOG_FILE
+        try:
+            if not log.is_file() or log.stat().st_size <= max_bytes:
+                return False
+            for generation in range(keep - 1, 0, -1):
+                older = log.with_name(f"{LOG_FILE}.{generation}")
+                if older.exists():
+                    os.replace(older, log.with_name(f"{LOG_FILE}.{generation + 1}"))
+            shutil.copyfile(log, log.with_name(f"{LOG_FILE}.1"))
+            os.chmod(log.with_name(f"{LOG_FILE}.1"), PRIVATE_FILE)
+            with open(log, "r+b") as handle:
+                handle.truncate(0)
+        except OSError as exc:
+            raise StorageError(
+                f"cannot rotate {log}: {exc.strerror or exc}",
+                hint="free some disk space or remove old logs/night.log.* files",
+            ) from None
+        return True
 
     def proposals(self) -> list[Path]:
         staging = self.root / "staging"

@@ -24,13 +24,14 @@ from tests.schedule.conftest import FakeOS, host
 
 
 def test_files_are_the_engine_state_paths(project: Path) -> None:
-    from skillopt_sleep.engine.state import ProjectState
+    from skillopt_sleep.engine.state import LOG_FILE, ProjectState
 
     state = ProjectState(project)
     files = ScheduleFiles.for_project(project)
     assert files.record == state.schedule_path
     assert files.logs_dir == state.logs_dir
     assert files.log.parent == state.logs_dir
+    assert files.log == state.logs_dir / LOG_FILE
 
 
 def test_entry_is_absolute_and_captures_path_and_state_locations_only(
