@@ -4,41 +4,33 @@ A job folds the complete lines after an offset into a state, keys and scopes the
 session facts, then seals (redacts) everything it added, session facts included, and drafts the
 file's session; it reports where the next read starts and what it skipped. A record is never
 dropped for one bad byte (invalid UTF-8 is decoded with replacement) or one impossible time (the
-record is skipped and counted). Large cold harvests spread jobs over worker processes; each
-worker gets the parent's configured redactor, so user patterns apply there too.
+record is skipped and counted). Large cold harvests spread jobs over forked worker processes,
+which inherit the parent's configured redactor, so user patterns apply there too.
 """
 
 from __future__ import annotations
 
-import itertools
-import multiprocessing
 import os
-import threading
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skillopt_core import redaction
+from skillopt_sleep.harvest import _forked
 from skillopt_sleep.harvest._build import Draft, clean_path, draft, in_project
 from skillopt_sleep.harvest._events import BadTimestamp, FileState, seal
 from skillopt_sleep.harvest._index import pack
 from skillopt_sleep.harvest._lines import FileId, LineRead, iter_lines, with_head
-from skillopt_sleep.harvest._registry import (
-    Feed,
-    HarvestConfig,
-    Source,
-    load_sources,
-)
+from skillopt_sleep.harvest._registry import Feed, HarvestConfig, Source
 
 _SHAPE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 _SKIP_REASONS = {Feed.UNKNOWN: "unknown record type", Feed.SIDECHAIN: "sidechain record"}
 PARALLEL_MIN_FILES = 64
 PARALLEL_MIN_BYTES = 32 << 20
 MAX_WORKERS = 8
-IN_FLIGHT_PER_WORKER = 4  # batches queued per worker: keeps workers busy, bounds memory
+BATCH_FILES = 16  # files per batch a worker sends back at once
+BATCHES_PER_WORKER = 8  # at least this many (smaller) batches each, so the load stays even
 
 
 @dataclass
@@ -202,22 +194,17 @@ def _fold(
         skipped[_SKIP_REASONS[outcome]] += 1
 
 
-def _init_worker(redactor: redaction.Redactor) -> None:
-    redaction.configure(redactor)
-
-
 # An outcome as a worker sends it back: plain tuples, as pickling dataclasses, paths and
 # counters costs several times more, on both sides (the parent already holds the job).
 _Flat = tuple[int, "tuple[int, int, int, int, int, str] | None", "dict[str, int]", str, bytes,
               str, str, bool, Any, int]  # fmt: skip
 
 
-def _work(args: tuple[str, ReadJob, HarvestConfig, bool]) -> _Flat:
+def _work(args: tuple[Source, ReadJob, HarvestConfig, bool]) -> _Flat:
     """Read in a worker. When the run records, the state travels back packed (the index stores
     it so anyway), as one bytes object is far cheaper to pickle than thousands of event lists;
     a read-only run needs only the draft."""
-    name, job, config, keep = args
-    source = load_sources().get(name)
+    source, job, config, keep = args
     outcome = read_file(source, job, config)
     conclude(source, outcome, config)
     if keep and job.state is not None:
@@ -259,50 +246,14 @@ def _unflat(job: ReadJob, flat: _Flat) -> ReadOutcome:
     )
 
 
-def _work_many(batch: list[tuple[str, ReadJob, HarvestConfig, bool]]) -> list[_Flat]:
-    return [_work(args) for args in batch]
-
-
-def _in_order(
-    pool: ProcessPoolExecutor,
-    args: list[tuple[str, ReadJob, HarvestConfig, bool]],
-    chunk: int,
-    window: int,
-) -> Iterator[_Flat]:
-    """Outcomes in job order, with at most ``window`` batches in flight: when the caller is
-    slower than the workers, finished drafts wait in the workers' queue, not in memory here."""
-    batches = (args[i : i + chunk] for i in range(0, len(args), chunk))
-    pending: deque[Future[list[_Flat]]] = deque(
-        pool.submit(_work_many, batch) for batch in itertools.islice(batches, window)
-    )
-    while pending:
-        done = pending.popleft().result()
-        following = next(batches, None)
-        if following is not None:
-            pending.append(pool.submit(_work_many, following))
-        yield from done
-
-
-def _context() -> multiprocessing.context.BaseContext:
-    """fork where it is safe (POSIX, single-threaded parent), else spawn."""
-    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
-        return multiprocessing.get_context("fork")
-    return multiprocessing.get_context("spawn")
-
-
 def _parallel(groups: Sequence[tuple[Source, Sequence[ReadJob]]]) -> int:
     """How many worker processes to use (0: read in this process)."""
     cpus = os.cpu_count() or 1
-    jobs = [j for source, js in groups if _importable(source) for j in js]
+    jobs = [j for _, js in groups for j in js]
     pending = sum(max(0, j.fid.size - j.offset) for j in jobs)
     if cpus < 2 or len(jobs) < PARALLEL_MIN_FILES or pending < PARALLEL_MIN_BYTES:
         return 0
-    return min(cpus, MAX_WORKERS)
-
-
-def _importable(source: Source) -> bool:
-    """A worker finds a source by name in the registry, so only the package's own qualify."""
-    return type(source).__module__.startswith("skillopt_sleep.")
+    return min(cpus, MAX_WORKERS) if _forked.available() else 0
 
 
 def read_all(
@@ -313,9 +264,9 @@ def read_all(
 ) -> Iterator[tuple[int, ReadOutcome]]:
     """(group index, outcome) in group and job order; ``on_done`` gets the group index.
 
-    All groups share one pool, fed a bounded window of batches ahead of the caller: workers
-    read the next source while the caller is still busy with the outcomes of the previous one. Without
-    ``keep_states`` a worker's outcome carries the draft but not the file's state.
+    Large reads are shared by forked workers (see ``_forked``), each running ahead of the
+    caller by a bounded number of batches. Without ``keep_states`` a worker's outcome carries
+    the draft but not the file's state.
     """
     workers = _parallel(groups)
     if not workers:
@@ -327,23 +278,14 @@ def read_all(
                 if on_done:
                     on_done(number)
         return
-    pooled = [
-        (n, job) for n, (source, jobs) in enumerate(groups) if _importable(source) for job in jobs
-    ]
-    args = [(groups[n][0].name, job, config, keep_states) for n, job in pooled]
-    chunk = max(1, min(32, len(args) // (workers * 8)))
-    init = (redaction.default_redactor(),)
-    with ProcessPoolExecutor(
-        workers, mp_context=_context(), initializer=_init_worker, initargs=init
-    ) as pool:
-        results = _in_order(pool, args, chunk, workers * IN_FLIGHT_PER_WORKER)
-        for number, (source, jobs) in enumerate(groups):
-            for job in jobs:
-                if _importable(source):
-                    outcome = _unflat(job, next(results))  # its state stays packed
-                else:
-                    outcome = read_file(source, job, config)
-                    conclude(source, outcome, config)
-                yield number, outcome
-                if on_done:
-                    on_done(number)
+    pooled = [(n, job) for n, (_, jobs) in enumerate(groups) for job in jobs]
+    args = [(groups[n][0], job, config, keep_states) for n, job in pooled]
+    batch = max(1, min(BATCH_FILES, len(args) // (workers * BATCHES_PER_WORKER)))
+    results = _forked.ordered_map(_work, args, workers, batch)
+    try:
+        for (number, job), flat in zip(pooled, results, strict=True):
+            yield number, _unflat(job, flat)  # its state stays packed
+            if on_done:
+                on_done(number)
+    finally:
+        results.close()

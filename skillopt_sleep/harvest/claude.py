@@ -118,34 +118,30 @@ class ClaudeSource(Source):
                 yield from sorted((Path(entry.path) / "subagents").glob("agent-*.jsonl"))
 
     def feed(self, state: FileState, record: Any, config: HarvestConfig) -> Feed:
-        kind = record.get("type")
-        if kind in _IGNORED_TYPES:
-            return Feed.IGNORED
-        if kind not in ("user", "assistant"):
-            return Feed.UNKNOWN
-        if record.get("isSidechain") and not config.include_sidechains:
+        """Hot: once per record, so lookups are local and the common shapes are inlined."""
+        get = record.get
+        kind = get("type")
+        if kind != "assistant" and kind != "user":
+            return Feed.IGNORED if kind in _IGNORED_TYPES else Feed.UNKNOWN
+        if get("isSidechain") and not config.include_sidechains:
             return Feed.SIDECHAIN
-        meta = state.meta  # hot: every record repeats these, the first one sets them
+        meta = state.meta  # every record repeats these, the first one sets them
         if not meta.get("session_id"):
-            state.set_meta("session_id", record.get("sessionId"))
+            state.set_meta("session_id", get("sessionId"))
         if not meta.get("cwd"):
-            state.set_meta("cwd", record.get("cwd"))
-        branch = record.get("gitBranch")
+            state.set_meta("cwd", get("cwd"))
+        branch = get("gitBranch")
         if branch and branch != meta.get("git_branch"):
             meta["git_branch"] = branch
-        message = record.get("message")
+        message = get("message")
         if not isinstance(message, dict):
             return Feed.IGNORED
-        ts = parse_ts(record.get("timestamp"))
-        uid = record.get("uuid")
+        ts = parse_ts(get("timestamp"))
+        uid = get("uuid")
         key = uid if isinstance(uid, str) and uid else None
         if kind == "assistant":
             return self._assistant(state, message, ts, key)
-        if (
-            record.get("isMeta")
-            or record.get("isCompactSummary")
-            or record.get("isVisibleInTranscriptOnly")
-        ):
+        if get("isMeta") or get("isCompactSummary") or get("isVisibleInTranscriptOnly"):
             return Feed.IGNORED
         return self._user(state, message.get("content"), ts, key)
 
@@ -154,49 +150,62 @@ class ClaudeSource(Source):
         state: FileState, message: dict[str, Any], ts: float | None, key: str | None
     ) -> Feed:
         model = message.get("model")
-        if isinstance(model, str) and not model.startswith("<"):
-            state.set_meta("model", model, overwrite=True)
+        if isinstance(model, str) and model and not model.startswith("<"):
+            state.meta["model"] = model
         content = message.get("content")
         if isinstance(content, str):
             state.add(assistant(ts, content, key))
             return Feed.USED
-        for index, block in enumerate(content if isinstance(content, list) else ()):
-            part = f"{key}:{index}" if key else None
-            kind = block.get("type") if isinstance(block, dict) else None
+        if not isinstance(content, list):
+            return Feed.USED
+        add = state.events.append
+        for index, block in enumerate(content):
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
             if kind == "text":
-                state.add(assistant(ts, str(block.get("text") or ""), part))
+                part = f"{key}:{index}" if key else None
+                add(assistant(ts, str(block.get("text") or ""), part))
             elif kind == "tool_use":
+                part = f"{key}:{index}" if key else None
                 name = str(block.get("name") or "")
-                state.add(
-                    call(
-                        ts,
-                        str(block.get("id") or ""),
-                        name,
-                        _tool_input(name, block.get("input")),
-                        part,
-                    )
-                )
+                tool_input = _tool_input(name, block.get("input"))
+                add(call(ts, str(block.get("id") or ""), name, tool_input, part))
         return Feed.USED
 
     @staticmethod
     def _user(state: FileState, content: Any, ts: float | None, key: str | None) -> Feed:
+        if isinstance(content, str):  # a typed prompt: the common shape
+            text = content.strip()
+            if not text:
+                return Feed.USED
+            if text.startswith(_INTERRUPTED):
+                state.add(interrupt(ts, key))
+            elif not text.startswith(_HARNESS_NOISE):
+                state.add_user(ts, text, key)
+            return Feed.USED
         texts: list[str] = []
         blocks = content if isinstance(content, list) else [content]
         for index, block in enumerate(blocks):
             if isinstance(block, str):
-                texts.append(block)
-            elif isinstance(block, dict) and block.get("type") == "tool_result":
-                part = f"{key}:{index}" if key else None
-                excerpt = _text_of(block.get("content"))
-                error = bool(block.get("is_error"))
-                state.add(
-                    result(ts, str(block.get("tool_use_id") or ""), excerpt, error, None, part)
-                )
-                if excerpt.startswith(_INTERRUPTED):
-                    state.add(interrupt(ts, f"{part}:i" if part else None))
-            elif isinstance(block, dict) and block.get("type") == "text":
-                texts.append(str(block.get("text") or ""))
-        text = "\n".join(t for t in texts if t).strip()
+                if block:
+                    texts.append(block)
+            elif isinstance(block, dict):
+                kind = block.get("type")
+                if kind == "tool_result":
+                    part = f"{key}:{index}" if key else None
+                    excerpt = _text_of(block.get("content"))
+                    error = bool(block.get("is_error"))
+                    state.add(
+                        result(ts, str(block.get("tool_use_id") or ""), excerpt, error, None, part)
+                    )
+                    if excerpt.startswith(_INTERRUPTED):
+                        state.add(interrupt(ts, f"{part}:i" if part else None))
+                elif kind == "text":
+                    value = block.get("text")
+                    if value:
+                        texts.append(str(value))
+        text = "\n".join(texts).strip() if texts else ""
         if not text:
             return Feed.USED if blocks else Feed.IGNORED
         if text.startswith(_INTERRUPTED):

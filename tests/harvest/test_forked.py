@@ -1,0 +1,60 @@
+"""The forked ordered map: input order, early stop, worker failures, and no leftover children."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from skillopt_sleep.harvest import _forked
+
+pytestmark = pytest.mark.skipif(not _forked.available(), reason="fork is not usable here")
+
+
+def _square(n: int) -> int:
+    return n * n
+
+
+def _fail_on_seven(n: int) -> int:
+    if n == 7:
+        raise ValueError("seven")
+    return n
+
+
+def _children() -> set[str]:
+    """This process's child pids (Linux ``/proc``; elsewhere an empty set, checking nothing)."""
+    found: set[str] = set()
+    tasks = "/proc/self/task"
+    for task in os.listdir(tasks) if os.path.isdir(tasks) else ():
+        with open(f"{tasks}/{task}/children") as handle:
+            found.update(handle.read().split())
+    return found
+
+
+@pytest.fixture(autouse=True)
+def _no_children_left() -> Iterator[None]:
+    before = _children()
+    yield
+    assert _children() <= before
+
+
+@pytest.mark.parametrize(("workers", "batch"), [(1, 1), (2, 3), (3, 1), (8, 50)])
+def test_results_come_back_in_input_order(workers: int, batch: int) -> None:
+    items = list(range(101))
+    assert list(_forked.ordered_map(_square, items, workers, batch)) == [n * n for n in items]
+
+
+def test_no_items_forks_nothing() -> None:
+    assert list(_forked.ordered_map(_square, [], 2, 4)) == []
+
+
+def test_stopping_early_ends_the_workers() -> None:
+    results = _forked.ordered_map(_square, list(range(10_000)), 2, 1)
+    assert next(results) == 0
+    results.close()
+
+
+def test_a_worker_failure_is_raised_with_its_traceback() -> None:
+    with pytest.raises(_forked.WorkerError, match="ValueError: seven"):
+        list(_forked.ordered_map(_fail_on_seven, list(range(20)), 2, 2))
