@@ -2,7 +2,8 @@
 
 ``cluster_requests(texts)`` is the one public entry for evaluating the miner on labelled data: it
 masks the texts (``masking``), embeds them with the chosen embedder, and clusters them at that
-embedder's default threshold, the same steps ``mine`` takes over the archive (which only adds the
+embedder's default threshold (and its ``attach_threshold`` for leftovers, if it has one; see
+``cluster``), the same steps ``mine`` takes over the archive (which only adds the
 embedding cache). A request that joins no other stays a family of one: it is a one-off, never
 replayed on its own.
 
@@ -52,7 +53,12 @@ def label_families(
     cut = embedder.default_threshold if threshold is None else threshold
     order = canonical_order(compared)
     found = cluster_vectors(
-        vectors[order], embedder.similarity, cut, scale_k=scale_k, shortlist=embedder.shortlist
+        vectors[order],
+        embedder.similarity,
+        cut,
+        scale_k=scale_k,
+        shortlist=embedder.shortlist,
+        attach=getattr(embedder, "attach_threshold", None),
     )
     labels = np.empty(n, dtype=np.int64)
     labels[order] = found
