@@ -23,6 +23,7 @@ memory (a child process, so the figure is the stage alone); MiniLM throughput; a
 through ``mine`` that only embeds the requests it has not seen.
 
     .venv/bin/python benchmarks/bench_mine.py [--skip-minilm] [--n 10000] [--draws 5] [--sweep]
+    .venv/bin/python benchmarks/bench_mine.py --only-set A --only-embedder minilm-numpy  # tuning
 """
 
 from __future__ import annotations
@@ -320,25 +321,25 @@ def second_night(embedder: str, first: int = 2000, extra: int = 300) -> dict[str
 
 def _print_quality(q: dict[str, object]) -> None:
     print(f"\n-- {q['embedder']} (threshold {q['threshold']})")
-    print(
-        f"{'size':>6} | {'set A: ARI   V  purity alone mined':36} | set B: ARI   V  purity alone mined"
-    )
-    a, b = q["A"], q["B"]
-    assert isinstance(a, dict) and isinstance(b, dict)
+    shown = [k for k in SETS if k in q]
+    print(f"{'size':>6} | " + " | ".join(f"set {k}: ARI   V  purity alone mined " for k in shown))
     for size in (*map(str, SIZES), "full"):
         cells = []
-        for table in (a["table"], b["table"]):
-            s = table[size]
+        for k in shown:
+            s = q[k]["table"][size]  # type: ignore[index]
             cells.append(
                 f"{s['ari']:6.3f} {s['v']:5.3f} {s['purity']:6.3f} {s['alone']:5.3f} {s['mined']:5.1f}"
             )
-        print(f"{size:>6} |        {cells[0]:29} |        {cells[1]}")
-    print(f"{'R@5':>6} |        {a['recall@5']:.3f}{'':24} |        {b['recall@5']:.3f}")
+        print(f"{size:>6} |        " + " |        ".join(f"{c:29}" for c in cells))
+    recalls = [f"{q[k]['recall@5']:.3f}{'':24}" for k in shown]  # type: ignore[index]
+    print(f"{'R@5':>6} |        " + " |        ".join(recalls))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--skip-minilm", action="store_true")
+    parser.add_argument("--only-set", choices=sorted(SETS), help="quality on this set only")
+    parser.add_argument("--only-embedder", default="", help="quality of this embedder only")
     parser.add_argument("--n", type=int, default=10_000)
     parser.add_argument("--draws", type=int, default=5)
     parser.add_argument("--sweep", action="store_true", help="set A threshold sweep")
@@ -363,7 +364,13 @@ def main() -> None:
                 f"{b['ari']:.2f}/{b['purity']:.2f}/{b['alone']:.2f}"
             )
         return
+    if args.only_set:  # tuning runs: one set, quality only (set B must not be tuned on)
+        for name in list(SETS):
+            if name != args.only_set:
+                del SETS[name]
     names = ["jaccard", "tfidf"] + ([] if args.skip_minilm else ["minilm", "minilm-numpy"])
+    if args.only_embedder:
+        names = [args.only_embedder]
     print(f"== auto picks {create_embedder('auto').name!r} on this install")
     print("== quality via cluster_requests (a night's defaults); A = tuned on, B = held out")
     print(f"   subsamples: mean of {args.draws} random draws per size")
@@ -377,6 +384,8 @@ def main() -> None:
                     f"{t:.3f}:{a:.2f}/{p:.2f}/{o:.2f}" for t, (a, p, o) in sweep(name).items()
                 )
             )
+    if args.only_set or args.only_embedder:
+        return
     print("\n== genuine transcripts (tests/data/transcripts), families found vs intended")
     for name in ["tfidf"] + ([] if args.skip_minilm else ["minilm", "minilm-numpy"]):
         for row in genuine(name):
