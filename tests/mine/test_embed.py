@@ -25,7 +25,7 @@ HAS_ST = importlib.util.find_spec("sentence_transformers") is not None
 
 
 def test_registry_names() -> None:
-    assert embedder_names() == ["jaccard", "minilm", "minilm-numpy", "tfidf"]
+    assert embedder_names() == ["jaccard", "minilm", "minilm-numpy", "static", "tfidf"]
 
 
 @pytest.mark.parametrize("name", ["tfidf", "jaccard"])
@@ -63,10 +63,10 @@ def test_auto_prefers_the_torch_free_minilm_when_its_files_are_there() -> None:
     expected = (
         "minilm-numpy"
         if numpy_model_dir() is not None
-        else ("minilm" if minilm_available() else "tfidf")
+        else ("minilm" if minilm_available() else "static")
     )
     assert create_embedder("auto").name == expected
-    assert create_embedder("auto", model="/nonexistent/model/dir").name in {"minilm", "tfidf"}
+    assert create_embedder("auto", model="/nonexistent/model/dir").name in {"minilm", "static"}
 
 
 def test_missing_local_model_is_an_error_not_a_download(tmp_path) -> None:

@@ -4,8 +4,9 @@
 no torch) is preferred whenever those files are found: it gives the same vectors as ``minilm``
 (the same model through sentence-transformers and torch) with a tenth of the install, a
 thirtieth of the load time and half the memory (``bench_mine.py --options``). ``minilm`` is used
-when only sentence-transformers can load the configured model; ``tfidf`` (scikit-learn) is the
-always-present fallback;
+when only sentence-transformers can load the configured model. Without either, ``static`` (the same
+model distilled into a token table shipped in the package, mixed with TF-IDF) is the plain
+install's default; ``tfidf`` (scikit-learn) stays available by name and is the last resort;
 ``jaccard`` (word overlap) is the baseline the benchmark measures the others against. Nothing heavy
 is imported here: each embedder imports its library on first use.
 """
@@ -69,11 +70,11 @@ EMBEDDERS: Registry[EmbedderFactory] = Registry("embedder")
 
 
 def _load_builtin() -> None:
-    from skillopt_sleep.mine.embed import jaccard, minilm, minilm_numpy, tfidf  # noqa: F401
+    from skillopt_sleep.mine.embed import jaccard, minilm, minilm_numpy, static, tfidf  # noqa: F401
 
 
 def create_embedder(name: str = "auto", *, model: str = "") -> Embedder:
-    """Build an embedder by name; ``auto`` picks minilm-numpy, else minilm, else tfidf.
+    """Build an embedder by name; ``auto`` picks minilm-numpy, else minilm, else static, else tfidf.
 
     ``model`` is a local model directory (or a model name already in the local HF cache) for
     minilm; it is ignored by the others.
@@ -82,11 +83,14 @@ def create_embedder(name: str = "auto", *, model: str = "") -> Embedder:
     if name == "auto":
         from skillopt_sleep.mine.embed.minilm import minilm_available
         from skillopt_sleep.mine.embed.minilm_numpy import numpy_model_dir
+        from skillopt_sleep.mine.embed.static import static_available
 
         if numpy_model_dir(model) is not None:
             name = "minilm-numpy"
+        elif minilm_available(model):
+            name = "minilm"
         else:
-            name = "minilm" if minilm_available(model) else "tfidf"
+            name = "static" if static_available() else "tfidf"
     factory = EMBEDDERS.get(name)
     return factory(model=model) if name.startswith("minilm") else factory()
 
