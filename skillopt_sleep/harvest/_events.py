@@ -71,12 +71,12 @@ def _cut(text: str, limit: int) -> str:
     return kept + "…"
 
 
-# Where an event keeps text, and how much of it: kind -> ((slot, limit), ...).
-_TEXT_SLOTS: dict[str, tuple[tuple[int, int], ...]] = {
-    USER: ((3, PROMPT_CHARS),),
-    ASSISTANT: ((3, TEXT_CHARS),),
-    CALL: ((5, INPUT_CHARS),),
-    RESULT: ((4, RESULT_CHARS),),
+# Where an event keeps its text, and how much of it: kind -> (slot, limit).
+_TEXT_SLOT: dict[str, tuple[int, int]] = {
+    USER: (3, PROMPT_CHARS),
+    ASSISTANT: (3, TEXT_CHARS),
+    CALL: (5, INPUT_CHARS),
+    RESULT: (4, RESULT_CHARS),
 }
 
 
@@ -94,11 +94,12 @@ def seal(events: list[Event], start: int = 0, meta: dict[str, Any] | None = None
     """
     targets: list[tuple[Any, Any, int]] = []
     texts: list[str] = []
-    for event in events[start:]:
-        for slot, limit in _TEXT_SLOTS.get(event[0], ()):
-            if event[slot]:
-                targets.append((event, slot, limit))
-                texts.append(event[slot])
+    slots = _TEXT_SLOT
+    for event in events[start:] if start else events:
+        found = slots.get(event[0])
+        if found is not None and event[found[0]]:
+            targets.append((event, *found))
+            texts.append(event[found[0]])
     for key in META_TEXTS if meta else ():
         value = meta.get(key) if meta else None
         if isinstance(value, str) and value:
@@ -110,21 +111,22 @@ def seal(events: list[Event], start: int = 0, meta: dict[str, Any] | None = None
     for start_at in range(0, len(texts), SEAL_BATCH):
         cleaned.extend(redact_many(texts[start_at : start_at + SEAL_BATCH]))
     for (holder, slot, limit), text in zip(targets, cleaned, strict=True):
-        holder[slot] = _cut(text, limit) if limit else text
+        holder[slot] = _cut(text, limit) if limit and len(text) > limit else text
 
 
+# A slice as long as the text or longer is the text itself: no copy for short texts.
 def user(ts: float | None, text: str, key: str | None = None) -> Event:
-    return [USER, ts, key, _window(text, PROMPT_CHARS)]
+    return [USER, ts, key, text[: PROMPT_CHARS + REDACT_MARGIN]]
 
 
 def assistant(ts: float | None, text: str, key: str | None = None) -> Event:
-    return [ASSISTANT, ts, key, _window(text, TEXT_CHARS)]
+    return [ASSISTANT, ts, key, text[: TEXT_CHARS + REDACT_MARGIN]]
 
 
 def call(
     ts: float | None, call_id: str, name: str, input_text: str, key: str | None = None
 ) -> Event:
-    return [CALL, ts, key, call_id, name, _window(input_text, INPUT_CHARS)]
+    return [CALL, ts, key, call_id, name, input_text[: INPUT_CHARS + REDACT_MARGIN]]
 
 
 def result(
@@ -135,7 +137,7 @@ def result(
     exit_code: int | None = None,
     key: str | None = None,
 ) -> Event:
-    return [RESULT, ts, key, call_id, _window(excerpt, RESULT_CHARS), is_error, exit_code]
+    return [RESULT, ts, key, call_id, excerpt[: RESULT_CHARS + REDACT_MARGIN], is_error, exit_code]
 
 
 def interrupt(ts: float | None, key: str | None = None) -> Event:

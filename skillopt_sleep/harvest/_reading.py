@@ -137,8 +137,11 @@ def _feed(
 ) -> None:
     """The per-line loop (hot: one pass over every line, so no per-line helper calls)."""
     ignorable, parse, feed = source.ignorable, source.parse, source.feed
+    head = source.ignorable_head.match if source.ignorable_head is not None else None
     for line in lines:
         if ignorable and line.startswith(ignorable):
+            continue
+        if head is not None and head(line) is not None:
             continue
         try:
             record = parse(line)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -91,6 +92,9 @@ class Source:
     # lines are skipped unparsed. Only a prefix test is cheaper than orjson parsing the line and
     # ``feed`` dropping it by type, so a record recognisable only further in is simply parsed.
     ignorable: tuple[bytes, ...] = ()
+    # The same as a pattern matched at the start of a line, for records whose type follows a
+    # first field (``{"timestamp":"...","type":"token_count"...``); a match is skipped unparsed.
+    ignorable_head: re.Pattern[bytes] | None = None
 
     def discover(self, config: HarvestConfig) -> Iterator[Path | Unreadable]:
         """Candidate transcript files (may pre-filter cheaply by project; scope is checked later),

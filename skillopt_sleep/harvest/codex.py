@@ -120,6 +120,14 @@ def _output(raw: Any) -> tuple[str, int | None]:
 class CodexSource(Source):
     name = "codex"
     harness = "codex"
+    # Records ``feed`` drops before reading their time, recognised from the line's first bytes
+    # (Codex writes the timestamp first, maybe an ordinal, then the type; a quote inside a
+    # string is escaped, so the pattern can only match the top-level fields).
+    ignorable_head = re.compile(
+        rb'\{"timestamp":"[^"\\]{0,64}",(?:"ordinal":\d{1,20},)?"type":"(?:'
+        rb"(?:world_state|token_usage_record|compacted|thread_settings)\""
+        rb'|event_msg","payload":\{"type":"(?:token_count|task_started|task_complete)")'
+    )
 
     def discover(self, config: HarvestConfig) -> Iterator[Path | Unreadable]:
         home = config.home("codex", "CODEX_HOME", "~/.codex")
