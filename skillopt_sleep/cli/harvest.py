@@ -134,9 +134,9 @@ def _harvest(
             )
             with _progress(terminal(stderr=True), run):
                 if sinks:
-                    for session in run:
+                    for document in run.json():
                         for sink in sinks:
-                            sink.write(session)
+                            sink.write_json(document)
                 else:
                     run.drain()  # the summary alone: no session needs building
             for sink in sinks:

@@ -188,6 +188,14 @@ class HarvestRun:
         for made in self._drafts():
             yield made.session()
 
+    def json(self) -> Iterator[bytes]:
+        """The same run, each session as the JSON ``session_json`` gives for it, rendered
+        straight from the run's drafts (no records are built: the CLI's ``--json`` path)."""
+        from skillopt_sleep.harvest._output import draft_json
+
+        for made in self._drafts():
+            yield draft_json(made)
+
     def drain(self) -> None:
         """Run to the end for ``stats`` (and the index) alone: the same run as iterating, without
         building the sessions nobody would read."""

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from skillopt_sleep.harvest import _forked
 from skillopt_sleep.harvest._build import Draft, clean_path, draft, in_project
 from skillopt_sleep.harvest._events import BadTimestamp, FileState, seal
@@ -137,6 +139,8 @@ def _feed(
 ) -> None:
     """The per-line loop (hot: one pass over every line, so no per-line helper calls)."""
     ignorable, parse, feed = source.ignorable, source.parse, source.feed
+    if type(source).parse is Source.parse:
+        parse = orjson.loads  # the default, without a method call per line
     head = source.ignorable_head.match if source.ignorable_head is not None else None
     for line in lines:
         if ignorable and line.startswith(ignorable):
