@@ -26,16 +26,9 @@ Similarities are rounded to ``DECIMALS`` before linkage, so a merge decision doe
 last bits of a BLAS kernel (``OPENBLAS_CORETYPE``, thread count); rows are clustered in the order
 given, so callers that want order-independence pass a canonical order (``families.py`` does).
 
-A strict threshold keeps near-miss tasks apart but leaves loosely worded members of a family on
-their own. ``attach`` (off unless an embedder asks for it) lets such a leftover join the family it
-is nearest to at a looser bar, after the strict pass and only onto a family of two or more:
-its average similarity to the family's ``m`` members must reach
-``attach + (threshold - attach) / sqrt(m)``. The average over ``m`` pairs is a less noisy estimate
-than one pair's similarity, so the bar falls towards ``attach`` as the family grows, and a pair
-(the only evidence a 30-request week has) still needs nearly the strict threshold. Only leftovers
-attach: two families never merge below ``threshold`` (that is where near-miss tasks meet), and the
-attachments are decided against the families of the strict pass, so none depends on another.
-On set A this raised ARI at every archive size at equal purity, on each half of its families.
+Requests the strict threshold leaves alone may get a second chance at looser bars that ask for
+evidence of their own (``leftovers``: mutual-nearest pairs with a margin, attaching to a family
+on the average over its members); off unless the caller passes ``leftovers``.
 
 Similarities too costly to compute for every pair (MiniLM's token alignment) come with a
 ``shortlist``: each row's nearest neighbours are then scored exactly among a few candidates found
@@ -45,9 +38,12 @@ by a cheap proxy, and exact similarities are computed only inside components.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from skillopt_sleep.mine.leftovers import Leftovers
 
 Similarity = Callable[[Any, Any], np.ndarray]
 Shortlist = Callable[[Any, int], np.ndarray]  # (vectors, m) -> n x m candidate neighbour rows
@@ -146,15 +142,14 @@ def cluster_vectors(
     max_component: int = MAX_COMPONENT,
     scale_k: int = SCALE_K,
     shortlist: Shortlist | None = None,
-    attach: float | None = None,
+    leftovers: Leftovers | None = None,
 ) -> np.ndarray:
     """A label per row; rows sharing a label are one family. Labels are 0..k-1 in first-row order.
 
     ``threshold`` is the loosest similarity at which two groups may merge (plain average linkage);
     the local scale of each row's ``scale_k`` nearest neighbours makes merges stricter where
     requests are densely packed. ``shortlist`` (see ``nearest``) avoids scoring every pair.
-    ``attach`` (below ``threshold``; None for off) lets leftovers join a family afterwards (see
-    the module doc)."""
+    ``leftovers`` (None for off) gives rows left alone a second chance (``leftovers`` module)."""
     n = vectors.shape[0]
     if n == 0:
         return np.zeros(0, dtype=np.int64)
@@ -167,50 +162,11 @@ def cluster_vectors(
     _cluster_into(
         labels, np.arange(n), graph, vectors, similarity, radii, threshold, threshold, max_component
     )
-    if attach is not None and attach < threshold:
-        attach_leftovers(labels, top, top_sims, vectors, similarity, threshold, attach)
+    if leftovers is not None:
+        from skillopt_sleep.mine.leftovers import second_chances
+
+        second_chances(labels, top, top_sims, vectors, similarity, threshold, leftovers)
     return _renumber(labels)
-
-
-def attach_bar(size: np.ndarray | int, threshold: float, attach: float) -> np.ndarray:
-    """The average similarity a leftover needs to join a family of ``size`` members."""
-    bar = attach + (threshold - attach) / np.sqrt(np.asarray(size, dtype=np.float64))
-    return np.asarray(np.round(bar, DECIMALS))
-
-
-def attach_leftovers(
-    labels: np.ndarray,
-    top: np.ndarray,
-    top_sims: np.ndarray,
-    vectors: Any,
-    similarity: Similarity,
-    threshold: float,
-    attach: float,
-) -> None:
-    """Relabel, in place, each row left alone that clears ``attach_bar`` for a family among its
-    nearest neighbours' (the best such family; the lowest label on a tie). Families are those of
-    ``labels`` as given, so one attachment never enables another."""
-    sizes = np.bincount(labels)
-    alone = np.flatnonzero(sizes[labels] == 1)
-    floor = round(attach, DECIMALS)
-    moves: list[tuple[int, int]] = []
-    for i in alone:
-        near = top[i][np.round(top_sims[i], DECIMALS) >= floor]
-        candidates = np.unique(labels[near])
-        candidates = candidates[sizes[candidates] >= 2]
-        if len(candidates) == 0:
-            continue
-        members = np.flatnonzero(np.isin(labels, candidates))
-        sims = np.round(similarity(vectors[i : i + 1], vectors[members])[0].astype(np.float64), 6)
-        owner = np.searchsorted(candidates, labels[members])
-        means = np.bincount(owner, weights=sims, minlength=len(candidates)) / sizes[candidates]
-        bar = attach_bar(sizes[candidates], threshold, attach)
-        margin = np.round(np.round(means, DECIMALS) - bar, DECIMALS)
-        best = int(np.argmax(margin))
-        if margin[best] >= 0:
-            moves.append((int(i), int(candidates[best])))
-    for i, family in moves:
-        labels[i] = family
 
 
 def _cluster_into(

@@ -2,8 +2,8 @@
 
 ``cluster_requests(texts)`` is the one public entry for evaluating the miner on labelled data: it
 masks the texts (``masking``), embeds them with the chosen embedder, and clusters them at that
-embedder's default threshold (and its ``attach_threshold`` for leftovers, if it has one; see
-``cluster``), the same steps ``mine`` takes over the archive (which only adds the
+embedder's default threshold (and its ``leftovers`` rules, if it has any; see
+``leftovers``), the same steps ``mine`` takes over the archive (which only adds the
 embedding cache). A request that joins no other stays a family of one: it is a one-off, never
 replayed on its own.
 
@@ -58,7 +58,7 @@ def label_families(
         cut,
         scale_k=scale_k,
         shortlist=embedder.shortlist,
-        attach=getattr(embedder, "attach_threshold", None),
+        leftovers=getattr(embedder, "leftovers", None),
     )
     labels = np.empty(n, dtype=np.int64)
     labels[order] = found

