@@ -31,7 +31,14 @@ from skillopt_sleep.harvest._build import Draft, clean_path, draft, fingerprint
 from skillopt_sleep.harvest._events import FileState
 from skillopt_sleep.harvest._index import Delivered, FileRow, HarvestIndex, digest
 from skillopt_sleep.harvest._lines import continues, stat_id, unchanged
-from skillopt_sleep.harvest._reading import ReadJob, ReadOutcome, conclude, read_all, read_file
+from skillopt_sleep.harvest._reading import (
+    ReadJob,
+    ReadOutcome,
+    Render,
+    conclude,
+    read_all,
+    read_file,
+)
 from skillopt_sleep.harvest._registry import HarvestConfig, Source, Unreadable, select
 from skillopt_sleep.harvest._stats import HarvestStats, Tally
 from skillopt_sleep.records import Session
@@ -185,16 +192,17 @@ class HarvestRun:
         return self._stats
 
     def __iter__(self) -> Iterator[Session]:
-        for made in self._drafts():
+        for made, _ in self._drafts():
             yield made.session()
 
     def json(self) -> Iterator[bytes]:
         """The same run, each session as the JSON ``session_json`` gives for it, rendered
-        straight from the run's drafts (no records are built: the CLI's ``--json`` path)."""
+        straight from the run's drafts (no records are built: the CLI's ``--json`` path), by
+        the worker that read it when its file holds the whole session."""
         from skillopt_sleep.harvest._output import draft_json
 
-        for made in self._drafts():
-            yield draft_json(made)
+        for made, rendered in self._drafts(draft_json):
+            yield rendered or draft_json(made)
 
     def drain(self) -> None:
         """Run to the end for ``stats`` (and the index) alone: the same run as iterating, without
@@ -202,7 +210,8 @@ class HarvestRun:
         for _ in self._drafts():
             pass
 
-    def _drafts(self) -> Iterator[Draft]:
+    def _drafts(self, render: Render | None = None) -> Iterator[tuple[Draft, bytes]]:
+        """Each session to yield, with its rendering when a worker made it (else ``b""``)."""
         index, cutoff = self._index, self._cutoff
         index.bind(self._root, record=self._record)
         runs: list[_SourceRun] = []
@@ -219,13 +228,14 @@ class HarvestRun:
                 self.progress(runs[number].source.name, done[number], len(runs[number].jobs))
 
         groups = [(r.source, r.jobs) for r in runs]
-        for number, outcome in read_all(groups, self._config, tick, keep_states=self._record):
+        outcomes = read_all(groups, self._config, tick, keep_states=self._record, render=render)
+        for number, outcome in outcomes:
             run = runs[number]
             built = self._take(run, outcome)
             if built is not None:
                 made = self._emit(run, outcome.key, built)
                 if made is not None:
-                    yield made
+                    yield made, outcome.rendered if made is outcome.alone else b""
         tallies: dict[str, Tally] = {}
         for r in runs:
             r.tally.skipped_sessions.update(r.reasons.values())

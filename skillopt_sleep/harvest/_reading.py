@@ -58,6 +58,7 @@ class ReadOutcome:
     scoped: bool = False
     alone: Draft | str | None = None  # the session if this file were its only one (see conclude)
     first_event: int = 0  # events before this index were sealed by an earlier read
+    rendered: bytes = b""  # ``alone`` as the consumer renders it, when a worker did it already
 
     @property
     def bytes_read(self) -> int:
@@ -204,20 +205,24 @@ def _fold(
 # An outcome as a worker sends it back: plain tuples, as pickling dataclasses, paths and
 # counters costs several times more, on both sides (the parent already holds the job).
 _Flat = tuple[int, "tuple[int, int, int, int, int, str] | None", "dict[str, int]", str, bytes,
-              str, str, bool, Any, int]  # fmt: skip
+              str, str, bool, Any, int, bytes]  # fmt: skip
+Render = Callable[[Draft], bytes]
+_Args = tuple[Source, ReadJob, HarvestConfig, bool, "Render | None"]
 
 
-def _work(args: tuple[Source, ReadJob, HarvestConfig, bool]) -> _Flat:
+def _work(args: _Args) -> _Flat:
     """Read in a worker. When the run records, the state travels back packed (the index stores
     it so anyway), as one bytes object is far cheaper to pickle than thousands of event lists;
-    a read-only run needs only the draft."""
-    source, job, config, keep = args
+    a read-only run needs only the draft. With ``render``, the draft is also rendered here, in
+    parallel, for the consumer to use when the file turns out to hold the whole session."""
+    source, job, config, keep, render = args
     outcome = read_file(source, job, config)
     conclude(source, outcome, config)
     if keep and job.state is not None:
         outcome.packed = pack(job.state)
     job.state = None
     stamped, alone = outcome.stamped, outcome.alone
+    rendered = render(alone) if render is not None and isinstance(alone, Draft) else b""
     return (
         outcome.offset,
         None if stamped is None else _fid_tuple(stamped),
@@ -229,6 +234,7 @@ def _work(args: tuple[Source, ReadJob, HarvestConfig, bool]) -> _Flat:
         outcome.scoped,
         tuple(alone) if isinstance(alone, Draft) else alone,
         outcome.first_event,
+        rendered,
     )
 
 
@@ -237,7 +243,7 @@ def _fid_tuple(fid: FileId) -> tuple[int, int, int, int, int, str]:
 
 
 def _unflat(job: ReadJob, flat: _Flat) -> ReadOutcome:
-    offset, stamped, skipped, error, packed, key, cwd, scoped, alone, first = flat
+    offset, stamped, skipped, error, packed, key, cwd, scoped, alone, first, rendered = flat
     return ReadOutcome(
         job,
         offset,
@@ -250,6 +256,7 @@ def _unflat(job: ReadJob, flat: _Flat) -> ReadOutcome:
         scoped,
         Draft._make(alone) if isinstance(alone, tuple) else alone,
         first,
+        rendered,
     )
 
 
@@ -268,12 +275,14 @@ def read_all(
     config: HarvestConfig,
     on_done: Callable[[int], None] | None = None,
     keep_states: bool = True,
+    render: Render | None = None,
 ) -> Iterator[tuple[int, ReadOutcome]]:
     """(group index, outcome) in group and job order; ``on_done`` gets the group index.
 
     Large reads are shared by forked workers (see ``_forked``), each running ahead of the
     caller by a bounded number of batches. Without ``keep_states`` a worker's outcome carries
-    the draft but not the file's state.
+    the draft but not the file's state; with ``render`` a worker also renders the draft (the
+    in-process path leaves rendering to the caller).
     """
     workers = _parallel(groups)
     if not workers:
@@ -286,7 +295,7 @@ def read_all(
                     on_done(number)
         return
     pooled = [(n, job) for n, (_, jobs) in enumerate(groups) for job in jobs]
-    args = [(groups[n][0], job, config, keep_states) for n, job in pooled]
+    args = [(groups[n][0], job, config, keep_states, render) for n, job in pooled]
     batch = max(1, min(BATCH_FILES, len(args) // (workers * BATCHES_PER_WORKER)))
     results = _forked.ordered_map(_work, args, workers, batch)
     try:
