@@ -30,7 +30,9 @@ MAX_CALLS = typer.Option(None, "--max-calls", help="Hard limit on model calls to
 MAX_USD = typer.Option(None, "--max-usd", help="Hard limit on estimated USD tonight.")
 MAX_TASKS = typer.Option(None, "--max-tasks", help="Most training tasks replayed tonight.")
 SAMPLES = typer.Option(None, "--samples", help="Replays per task (K).")
-EMBEDDER = typer.Option(None, "--embedder", help="auto | minilm-numpy | minilm | tfidf | jaccard.")
+EMBEDDER = typer.Option(
+    None, "--embedder", help="auto | minilm-numpy | minilm | static | tfidf | jaccard."
+)
 MEMORY = typer.Option(None, "--memory/--no-memory", help="Also improve CLAUDE.md / AGENTS.md.")
 AUTO_ADOPT = typer.Option(
     None, "--auto-adopt/--no-auto-adopt", help="Adopt the night's proposal at once (opt-in)."

@@ -39,7 +39,7 @@ def mine_command(
     project: Path | None = PROJECT,
     as_json: bool = typer.Option(False, "--json", help="Print the tasks as JSON on stdout."),
     embedder: str = typer.Option(
-        "auto", "--embedder", "-e", help="auto | minilm-numpy | minilm | tfidf | jaccard."
+        "auto", "--embedder", "-e", help="auto | minilm-numpy | minilm | static | tfidf | jaccard."
     ),
     model: str = typer.Option(
         "", "--model", help="Local model directory for minilm (never downloaded)."
