@@ -18,7 +18,7 @@ HOMES = {
     "codex": FIXTURES / ".codex",
     "copilot": FIXTURES / ".copilot",
 }
-EMBEDDERS = ["tfidf", "minilm", "minilm-numpy"]
+EMBEDDERS = ["tfidf", "static", "minilm", "minilm-numpy"]
 
 
 def _mine(project: str, embedder: str, tmp_path: Path):
