@@ -221,7 +221,8 @@ def options(n: int, draws: int, only: str = "") -> list[dict[str, object]]:
         )
         run = json.loads(out.stdout.strip().splitlines()[-1])
         q = quality(name, draws)
-        full = {k: q[k]["table"]["full"] for k in SETS}  # type: ignore[index]
+        none = {"ari": float("nan"), "purity": float("nan"), "alone": float("nan")}
+        full = {k: q[k]["table"]["full"] if k in SETS else none for k in ("A", "B")}  # type: ignore[index]
         rows.append(
             {
                 "embedder": name,
@@ -360,6 +361,10 @@ def main() -> None:
     if args.option_child:
         _option_child(args.option_child, args.n)
         return
+    if args.only_set:  # tuning runs: one set, quality only (set B must not be tuned on)
+        for name in list(SETS):
+            if name != args.only_set:
+                del SETS[name]
     if args.options:
         print(f"== embedding options: full-set ARI/purity/alone, mining {args.options} requests")
         print("embedder     | install MB | load s | mine s | peak MB | set A            | set B")
@@ -371,10 +376,6 @@ def main() -> None:
                 f"{b['ari']:.2f}/{b['purity']:.2f}/{b['alone']:.2f}"
             )
         return
-    if args.only_set:  # tuning runs: one set, quality only (set B must not be tuned on)
-        for name in list(SETS):
-            if name != args.only_set:
-                del SETS[name]
     names = ["jaccard", "tfidf", "static"] + (
         [] if args.skip_minilm else ["minilm", "minilm-numpy"]
     )
