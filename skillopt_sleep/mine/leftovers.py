@@ -93,7 +93,9 @@ def attach_leftovers(
         if len(candidates) == 0:
             continue
         members = np.flatnonzero(np.isin(labels, candidates))
-        sims = similarity(vectors[i : i + 1], vectors[members])[0].astype(np.float64)
+        sims = np.round(
+            similarity(vectors[i : i + 1], vectors[members])[0].astype(np.float64), DECIMALS
+        )
         owner = np.searchsorted(candidates, labels[members])
         means = np.bincount(owner, weights=sims, minlength=len(candidates)) / sizes[candidates]
         bar = attach_bar(sizes[candidates], threshold, attach)
