@@ -93,6 +93,24 @@ def _placeholder_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in PLACEHOLDER_RE.finditer(text)]
 
 
+def _anchor_gates(rule: Rule) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Each anchor of ``rule`` with the gate words it contains (an anchor holding none is
+    always searched)."""
+    return tuple((a, frozenset(g for g in rule.gate if g in a)) for a in rule.anchors)
+
+
+_ANCHOR_GATES = {id(rule): _anchor_gates(rule) for rule in (*RULES, ASSIGNMENT) if rule.anchors}
+
+
+def live_anchors(rule: Rule, words: frozenset[str]) -> tuple[str, ...]:
+    """The anchors of ``rule`` that can occur in a text whose gate words are ``words``: an
+    anchor contains its gate word, so without that word it is not there (``passw`` needs
+    ``pass``), and searching for it would only scan the whole text for nothing."""
+    return tuple(
+        a for a, gates in _ANCHOR_GATES[id(rule)] if not gates or not words.isdisjoint(gates)
+    )
+
+
 def _anchor_positions(low: str, anchors: tuple[str, ...]) -> list[int]:
     found: set[int] = set()
     for anchor in anchors:
@@ -226,7 +244,7 @@ class Redactor:
             if words.isdisjoint(rule.gate):
                 continue
             low = low or _ascii_lower(text)
-            positions = _anchor_positions(low, rule.anchors)
+            positions = _anchor_positions(low, live_anchors(rule, words))
             if rule is ASSIGNMENT:
                 found = (
                     (
