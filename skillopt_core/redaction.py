@@ -111,6 +111,23 @@ def live_anchors(rule: Rule, words: frozenset[str]) -> tuple[str, ...]:
     )
 
 
+_HIT_MARGIN = max(len(lit) for rule in RULES for lit in rule.literals)
+
+
+def scan_hits(text: str) -> str:
+    """The neighbourhoods of every scan-gate hit, NUL-joined ("" when none).
+
+    A literal occurs in ``text`` exactly when it occurs in these: each occurrence is either a
+    hit or lies inside an earlier hit's span, and a neighbourhood reaches a literal's length
+    around its hit (no literal holds a NUL, so none is made up across two). So one scan of the
+    text answers every rule's literal test, instead of one scan per literal.
+    """
+    margin = _HIT_MARGIN
+    return "\x00".join(
+        text[max(0, m.start() - margin) : m.end() + margin] for m in SCAN_GATE.finditer(text)
+    )
+
+
 def _anchor_positions(low: str, anchors: tuple[str, ...]) -> list[int]:
     found: set[int] = set()
     for anchor in anchors:
@@ -224,20 +241,20 @@ class Redactor:
         if not text:
             return text
         low = _ascii_lower(text)
-        scan = SCAN_GATE.search(text) is not None
+        hits = scan_hits(text)
         words = frozenset(w for w in WORD_GATE if w in low)
-        if scan or words:
-            text = self._rules(text, low, scan, words, counts)
+        if hits or words:
+            text = self._rules(text, low, hits, words, counts)
         return self._unanchored(text, counts)
 
     def _rules(
-        self, text: str, low: str, scan: bool, words: frozenset[str], counts: Counter[str]
+        self, text: str, low: str, hits: str, words: frozenset[str], counts: Counter[str]
     ) -> str:
         """``words``: the gate words of the text before any rule ran (a placeholder may add
         ``token`` or ``secret``, but never a match: placeholders are skipped)."""
         for rule in (*RULES, ASSIGNMENT):
             if not rule.anchors:
-                if scan and any(lit in text for lit in rule.literals):
+                if hits and any(lit in hits for lit in rule.literals):
                     new = _apply(rule, text, rule.regex.finditer(text), self._repl(rule, counts))
                     text, low = (new, "") if new is not text else (text, low)
                 continue

@@ -1,5 +1,6 @@
-"""The anchor gate (only anchors whose gate word is in the text are searched) is exact: the
-same output as searching every anchor of every rule."""
+"""The redaction gates are exact: searching only the anchors whose gate word is in the text,
+and testing literals only near the scan gate's hits, give the same output as searching every
+anchor and testing every literal on the whole text."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skillopt_core import redaction
-from skillopt_core._secret_rules import Rule
+from skillopt_core._secret_rules import RULES, SCAN_GATE, Rule
 
 from ._secrets import ASSIGNMENT_SHAPES, BARE_SHAPES, TOKENS
 
@@ -30,20 +31,43 @@ _FRAGMENTS = st.sampled_from(
         "hunter22",
         "[REDACTED:secret]",
         "ordinary prose",
+        "https://user:pa55word@example.com/x",
+        "hooks.slack.com/services/",
+        "-----BEGIN",
+        "sk-",
+        "ghp_",
+        "AKIA",
+        "eyJ",
+        "xox",
+        "://",
     ]
 )
-_TEXTS = st.lists(st.one_of(_FRAGMENTS, st.text(max_size=8)), max_size=16).map("".join)
+_TEXTS = st.lists(st.one_of(_FRAGMENTS, st.text(max_size=8)), max_size=24).map("".join)
 
 
 def _every_anchor(rule: Rule, words: frozenset[str]) -> tuple[str, ...]:
     return rule.anchors
 
 
+def _whole_text(text: str) -> str:
+    return text if SCAN_GATE.search(text) else ""
+
+
 @settings(max_examples=600, deadline=None)
 @given(st.lists(_TEXTS, min_size=1, max_size=4))
-def test_anchor_gate_changes_nothing(texts: list[str]) -> None:
+def test_gates_change_nothing(texts: list[str]) -> None:
     fast = [redaction.redact(t) for t in texts] + [redaction.redact_many(texts)]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(redaction, "live_anchors", _every_anchor)
+        patch.setattr(redaction, "scan_hits", _whole_text)
         slow = [redaction.redact(t) for t in texts] + [redaction.redact_many(texts)]
     assert fast == slow
+
+
+@settings(max_examples=600, deadline=None)
+@given(_TEXTS)
+def test_a_literal_is_near_a_hit_exactly_when_it_is_in_the_text(text: str) -> None:
+    hits = redaction.scan_hits(text)
+    for rule in RULES:
+        for literal in rule.literals:
+            assert (literal in hits) == (literal in text), literal
