@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from skillopt_sleep.mine.embed._bert import BertEncoder  # noqa: E402
+from skillopt_sleep.mine.embed._int8 import quantise  # noqa: E402
 from skillopt_sleep.mine.embed.minilm_numpy import numpy_model_dir  # noqa: E402
 
 OUT = ROOT / "skillopt_sleep" / "mine" / "embed" / "data"
@@ -71,14 +72,6 @@ def principal_components(vectors: np.ndarray, fit_rows: np.ndarray, dims: int) -
     axes = axes[:, np.argsort(-values, kind="stable")[:dims]]
     signs = np.sign(axes[np.abs(axes).argmax(axis=0), np.arange(dims)])
     return (x - mean) @ (axes * signs)
-
-
-def quantise(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """int8 rows and the float32 scale of each (``row ~ q * scale``)."""
-    scales = (np.abs(rows).max(axis=1) / 127.0).astype(np.float32)
-    safe = np.where(scales > 0, scales, 1.0).astype(np.float64)
-    q = np.clip(np.rint(rows / safe[:, None]), -127, 127).astype(np.int8)
-    return q, scales
 
 
 def build(model_dir: Path, out: Path, dims: int) -> dict[str, object]:

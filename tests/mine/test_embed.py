@@ -61,9 +61,9 @@ def test_minilm_loads_offline_and_clusters(minilm) -> None:
 
 def test_auto_prefers_the_torch_free_minilm_when_its_files_are_there() -> None:
     expected = (
-        "minilm-numpy"
-        if numpy_model_dir() is not None
-        else ("minilm" if minilm_available() else "static")
+        "minilm"
+        if numpy_model_dir() is None and minilm_available()
+        else "minilm-numpy"  # the installed float32 model, else the shipped int8 one
     )
     assert create_embedder("auto").name == expected
     assert create_embedder("auto", model="/nonexistent/model/dir").name in {"minilm", "static"}

