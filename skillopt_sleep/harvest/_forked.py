@@ -20,7 +20,7 @@ import signal
 import struct
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from typing import BinaryIO, TypeVar
 
 T = TypeVar("T")
@@ -41,7 +41,7 @@ def available() -> bool:
 
 def ordered_map(
     work: Callable[[T], R], items: Sequence[T], workers: int, batch: int
-) -> Iterator[R]:
+) -> Generator[R, None, None]:
     """``map(work, items)`` over ``workers`` forked processes, yielded in order as it is done.
 
     Closing the iterator early (or an exception in the consumer) stops the workers.

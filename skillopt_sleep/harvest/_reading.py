@@ -139,7 +139,8 @@ def _feed(
     skipped: Counter[str],
 ) -> None:
     """The per-line loop (hot: one pass over every line, so no per-line helper calls)."""
-    ignorable, parse, feed = source.ignorable, source.parse, source.feed
+    ignorable, feed = source.ignorable, source.feed
+    parse: Callable[[bytes], Any] = source.parse
     if type(source).parse is Source.parse:
         parse = orjson.loads  # the default, without a method call per line
     head = source.ignorable_head.match if source.ignorable_head is not None else None
