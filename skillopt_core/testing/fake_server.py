@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import sys
 import threading
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
@@ -49,6 +50,13 @@ class _Server(ThreadingHTTPServer):
         with self.sockets_lock:
             self.open_sockets.discard(request)
         super().shutdown_request(request)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client hanging up mid-request (a killed CLI, a test's timeout, a drop injected on
+        purpose) is what the fake exists to survive, not a traceback on stderr."""
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
 
     def close_all_connections(self) -> None:
         with self.sockets_lock:
