@@ -23,6 +23,8 @@ import threading
 from collections.abc import Callable, Generator, Sequence
 from typing import BinaryIO, TypeVar
 
+from skillopt_core.errors import SkillOptError
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -30,8 +32,14 @@ _HEADER = struct.Struct("<Q?")  # payload length, ok
 _PIPE_BYTES = 1 << 20  # how far a worker may run ahead of the consumer (Linux; else the default)
 
 
-class WorkerError(RuntimeError):
-    """A worker failed: the message carries its traceback."""
+class WorkerError(SkillOptError, RuntimeError):
+    """A worker failed or was killed (out of memory, a signal): the message carries its
+    traceback when it had one. Nothing has been committed when this is raised."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(
+            message, hint="nothing was committed; run it again (a killed worker loses nothing)"
+        )
 
 
 def available() -> bool:

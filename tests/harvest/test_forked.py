@@ -58,3 +58,18 @@ def test_stopping_early_ends_the_workers() -> None:
 def test_a_worker_failure_is_raised_with_its_traceback() -> None:
     with pytest.raises(_forked.WorkerError, match="ValueError: seven"):
         list(_forked.ordered_map(_fail_on_seven, list(range(20)), 2, 2))
+
+
+def _killed_on_seven(n: int) -> int:
+    if n == 7:
+        os.kill(os.getpid(), 9)  # what the OOM killer does
+    return n
+
+
+def test_a_killed_worker_is_a_clear_error_with_a_way_out() -> None:
+    from skillopt_core.errors import SkillOptError
+
+    with pytest.raises(_forked.WorkerError, match="exited") as raised:
+        list(_forked.ordered_map(_killed_on_seven, list(range(20)), 2, 2))
+    assert isinstance(raised.value, SkillOptError)
+    assert "run it again" in str(raised.value)
