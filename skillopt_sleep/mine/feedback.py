@@ -1,7 +1,7 @@
 """Is a later user turn feedback on the previous attempt, or a new request?
 
-Feedback turns (corrections, approvals, "continue") are evidence about an attempt; they are never
-requests to replay. The harvester attaches its own signals; this classifier decides which user
+Feedback turns (corrections, approvals, "continue") and amendments ("also update the docs") are
+evidence about an attempt; they are never requests to replay. The harvester attaches its own signals; this classifier decides which user
 turns open a new goal and fills in signals the harvester did not record.
 """
 
@@ -35,7 +35,16 @@ _CORRECTION_ANY = re.compile(
     r"again,? (please|pls)|same (error|problem|issue) again)\b|\bagain\W*$",
     re.IGNORECASE,
 )
+# An amendment extends the request it follows ("also update the docs", "add a test too"): it only
+# makes sense against that attempt, so replaying it alone would judge a context-free fragment.
+# ("now add a --json flag" after an approval is a new goal of its own, and stays one.)
+_AMENDMENT = re.compile(
+    r"^\W*(and\s+)?(also|additionally|plus|oh,? and|one more thing|while you'?re at it)\b",
+    re.IGNORECASE,
+)
+_AMENDMENT_END = re.compile(r"\b(too|as well)\W*$", re.IGNORECASE)
 MAX_FEEDBACK_WORDS = 40
+MAX_AMENDMENT_WORDS = 20
 
 
 def classify_followup(text: str) -> SignalKind | None:
@@ -53,9 +62,23 @@ def classify_followup(text: str) -> SignalKind | None:
     return None
 
 
+def is_amendment(text: str) -> bool:
+    """A short turn that adds to the request before it ("also …", "… as well")."""
+    stripped = text.strip()
+    if len(stripped.split()) > MAX_AMENDMENT_WORDS:
+        return False
+    return bool(_AMENDMENT.match(stripped) or _AMENDMENT_END.search(stripped))
+
+
 def is_followup(text: str) -> bool:
-    """Feedback or a bare "continue": part of the attempt before it, never a new request."""
-    return bool(_CONTINUE.match(text.strip())) or classify_followup(text) is not None
+    """Feedback, a bare "continue" or an amendment: part of the attempt before it, never a new
+    request."""
+    stripped = text.strip()
+    return (
+        bool(_CONTINUE.match(stripped))
+        or classify_followup(stripped) is not None
+        or is_amendment(stripped)
+    )
 
 
 def excerpt(text: str, limit: int = 400) -> str:

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from skillopt_sleep.mine.feedback import classify_followup
+from skillopt_sleep.mine.feedback import classify_followup, is_amendment, is_followup
 from skillopt_sleep.mine.occasions import count_occasions
 from skillopt_sleep.records import SignalKind
 
@@ -48,3 +48,33 @@ def test_repeated_corrections_are_feedback(text: str) -> None:
 )
 def test_requests_are_not_feedback(text: str) -> None:
     assert classify_followup(text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "also update the docs",
+        "and also add a test for it",
+        "Additionally, bump the version",
+        "oh and update the changelog",
+        "update the README too",
+        "run the linter as well",
+    ],
+)
+def test_amendments_belong_to_the_request_before_them(text: str) -> None:
+    assert is_amendment(text) and is_followup(text)
+    assert classify_followup(text) is None  # no verdict on the attempt: not a correction
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "summarize arXiv paper 2605.23904",
+        "add a --json flag to the export command",
+        "also known as the strangler pattern: explain how to migrate our monolith with it, step "
+        "by step, with the risks of each step and how we would roll back each of them safely",
+        "write the release notes for 2.3",
+    ],
+)
+def test_requests_are_not_amendments(text: str) -> None:
+    assert not is_amendment(text)
