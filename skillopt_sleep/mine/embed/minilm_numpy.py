@@ -65,14 +65,15 @@ class MiniLMNumpyEmbedder(MiniLMEmbedder):
 
     def _load(self) -> Any:
         if self._model is None:
-            from skillopt_sleep.mine.embed._bert import BertEncoder
+            from skillopt_sleep.mine.embed._bert import BertEncoder, ModelFilesError
 
             found = encoder_dir(self.model_ref)
             if found is None:
-                raise RuntimeError(
+                raise ModelFilesError(
                     f"minilm-numpy embedder unavailable: {self.model_ref or 'the shipped model'} "
-                    "has no model.safetensors, config.json and vocab.txt; reinstall "
-                    "skillopt-sleep or configure a local BERT model directory"
+                    "has no model.safetensors, config.json and vocab.txt of a BERT model",
+                    hint="reinstall skillopt-sleep, configure a local BERT model directory, "
+                    "or mine with `--embedder static`",
                 )
             self._model = BertEncoder(found)
         return self._model
