@@ -7,29 +7,16 @@ import os
 import random
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
+from mine._labelled import partition, set_a_texts, unshuffle
 from skillopt_sleep.mine import cluster_requests
 from skillopt_sleep.mine.embed.minilm_numpy import numpy_model_dir
 from skillopt_sleep.mine.families import compared_text, label_families
 from skillopt_sleep.mine.masking import mask
 
-SET_A = Path(__file__).resolve().parents[1] / "data" / "requests.jsonl"
 SAMPLE = 90  # enough near-miss pairs and one-offs to make order effects visible
-
-
-def _sample(n: int = SAMPLE) -> list[str]:
-    rows = [json.loads(line) for line in SET_A.read_text().splitlines() if line.strip()]
-    return [r["text"] for r in rows[:n]]
-
-
-def _partition(labels: list[int]) -> set[frozenset[int]]:
-    groups: dict[int, set[int]] = {}
-    for i, label in enumerate(labels):
-        groups.setdefault(label, set()).add(i)
-    return {frozenset(g) for g in groups.values()}
 
 
 @pytest.mark.parametrize(
@@ -76,31 +63,24 @@ def test_cluster_requests_groups_paraphrases(minilm) -> None:
     assert cluster_requests([], minilm) == []
 
 
-def _unshuffle(labels: list[int], order: list[int]) -> list[int]:
-    back = [0] * len(order)
-    for position, i in enumerate(order):
-        back[i] = labels[position]
-    return back
-
-
 def test_same_families_for_shuffled_input_tfidf() -> None:
-    texts = _sample()
-    base = _partition(cluster_requests(texts, "tfidf"))
+    texts = set_a_texts(SAMPLE)
+    base = partition(cluster_requests(texts, "tfidf"))
     for seed in (1, 2):
         order = random.Random(seed).sample(range(len(texts)), len(texts))
         shuffled = cluster_requests([texts[i] for i in order], "tfidf")
-        assert _partition(_unshuffle(shuffled, order)) == base
+        assert partition(unshuffle(shuffled, order)) == base
 
 
 def test_same_families_for_shuffled_input_minilm(minilm) -> None:
     """Encoded once; the rows are permuted (token vectors depend on their own text only)."""
-    texts = [compared_text(t) for t in _sample()]
+    texts = [compared_text(t) for t in set_a_texts(SAMPLE)]
     vectors = minilm.embed(texts)
-    base = _partition(list(label_families(vectors, texts, minilm)))
+    base = partition(list(label_families(vectors, texts, minilm)))
     for seed in (1, 2):
         order = random.Random(seed).sample(range(len(texts)), len(texts))
         shuffled = label_families(vectors[order], [texts[i] for i in order], minilm)
-        assert _partition(_unshuffle(list(shuffled), order)) == base
+        assert partition(unshuffle(list(shuffled), order)) == base
 
 
 ENV_SAMPLE = 40  # each child loads the model and encodes these: keep the test a few seconds
@@ -123,7 +103,7 @@ def _labels_in(env_changes: dict[str, str | None], names: list[str]) -> dict[str
             env[key] = value
     out = subprocess.run(
         [sys.executable, "-c", _CHILD, *names],
-        input=json.dumps(_sample(ENV_SAMPLE)),
+        input=json.dumps(set_a_texts(ENV_SAMPLE)),
         capture_output=True,
         text=True,
         env=env,
@@ -145,4 +125,4 @@ def test_same_families_across_threads_and_blas_kernels(request: pytest.FixtureRe
         _labels_in({"OMP_NUM_THREADS": "2", "OPENBLAS_CORETYPE": "Haswell"}, names),
     ]
     for name in names:
-        assert _partition(runs[0][name]) == _partition(runs[1][name]), name
+        assert partition(runs[0][name]) == partition(runs[1][name]), name

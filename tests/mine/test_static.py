@@ -8,15 +8,14 @@ import os
 import random
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 
+from mine._labelled import partition, set_a_texts, unshuffle
 from skillopt_sleep.mine import cluster_requests
 from skillopt_sleep.mine.embed import create_embedder
 from skillopt_sleep.mine.embed.static import DATA, load_table, static_available, zipf_prior
 
-SET_A = Path(__file__).resolve().parents[1] / "data" / "requests.jsonl"
 PAIRS = [
     "fix the failing login test in tests/test_auth.py",
     "the login test in tests/test_auth.py is failing again, please fix it",
@@ -24,18 +23,6 @@ PAIRS = [
     "give me a summary of arXiv 2510.04618 with the id at the end",
     "add a --json flag to the export command",
 ]
-
-
-def _sample(n: int) -> list[str]:
-    rows = [json.loads(line) for line in SET_A.read_text().splitlines() if line.strip()]
-    return [r["text"] for r in rows[:n]]
-
-
-def _partition(labels: list[int]) -> set[frozenset[int]]:
-    groups: dict[int, set[int]] = {}
-    for i, label in enumerate(labels):
-        groups.setdefault(label, set()).add(i)
-    return {frozenset(g) for g in groups.values()}
 
 
 def test_shipped_table_matches_its_manifest() -> None:
@@ -92,16 +79,13 @@ def test_auto_falls_back_to_static_without_minilm(monkeypatch) -> None:
 
 
 def test_same_families_for_shuffled_input() -> None:
-    texts = _sample(90)
-    base = _partition(cluster_requests(texts, "static"))
+    texts = set_a_texts(90)
+    base = partition(cluster_requests(texts, "static"))
     assert len(base) < len(texts)  # some families are found at all
     for seed in (1, 2):
         order = random.Random(seed).sample(range(len(texts)), len(texts))
         shuffled = cluster_requests([texts[i] for i in order], "static")
-        back = [0] * len(order)
-        for position, i in enumerate(order):
-            back[i] = shuffled[position]
-        assert _partition(back) == base
+        assert partition(unshuffle(shuffled, order)) == base
 
 
 _CHILD = """
@@ -120,7 +104,7 @@ def _labels_in(env_changes: dict[str, str | None]) -> list[int]:
             env[key] = value
     out = subprocess.run(
         [sys.executable, "-c", _CHILD],
-        input=json.dumps(_sample(120)),
+        input=json.dumps(set_a_texts(120)),
         capture_output=True,
         text=True,
         env=env,
@@ -135,4 +119,4 @@ def test_same_families_across_threads_and_blas_kernels() -> None:
         _labels_in({"OMP_NUM_THREADS": "2", "OPENBLAS_CORETYPE": "Haswell"}),
         _labels_in({"OMP_NUM_THREADS": "2", "OPENBLAS_CORETYPE": None}),
     ]
-    assert _partition(runs[0]) == _partition(runs[1]) == _partition(runs[2])
+    assert partition(runs[0]) == partition(runs[1]) == partition(runs[2])
