@@ -84,14 +84,14 @@ def create_embedder(name: str = "auto", *, model: str = "") -> Embedder:
     _load_builtin()
     if name == "auto":
         from skillopt_sleep.mine.embed.minilm import minilm_available
-        from skillopt_sleep.mine.embed.minilm_numpy import encoder_dir, numpy_model_dir
+        from skillopt_sleep.mine.embed.minilm_numpy import numpy_model_dir, shipped_int8_dir
         from skillopt_sleep.mine.embed.static import static_available
 
         if numpy_model_dir(model) is not None:
             name = "minilm-numpy"
         elif minilm_available(model):
             name = "minilm"
-        elif encoder_dir(model) is not None:
+        elif not model and shipped_int8_dir() is not None:
             name = "minilm-numpy"  # the shipped int8 model
         else:
             name = "static" if static_available() else "tfidf"
