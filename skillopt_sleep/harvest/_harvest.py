@@ -77,7 +77,7 @@ def session_ref(session: Session) -> str:
 
 def _plan(
     source: Source,
-    paths: dict[str, Path],
+    paths: dict[str, str],
     index: HarvestIndex,
     cutoff: float | None,
     tally: Tally,
@@ -104,11 +104,11 @@ def _plan(
             if not row.in_scope:
                 tally.files_unchanged += 1  # another project's session grew: nothing to read
                 continue
-            jobs.append(ReadJob(path, fid, row.offset, index.state(fkey), True))
+            jobs.append(ReadJob(path, fid, row.offset, index.state(fkey), True, fkey=fkey))
             continue
         if row is not None:
             tally.skipped_files["rewritten or truncated (re-read)"] += 1
-        jobs.append(ReadJob(path, fid, 0, None, False, rewritten=row is not None))
+        jobs.append(ReadJob(path, fid, 0, None, False, rewritten=row is not None, fkey=fkey))
     return jobs
 
 
@@ -118,7 +118,7 @@ class _SourceRun:
 
     source: Source
     tally: Tally
-    discovered: dict[str, Path]  # path digest -> path; files moved away no longer count
+    discovered: dict[str, str]  # path digest -> path; files moved away no longer count
     jobs: list[ReadJob]
     delivered: dict[str, Delivered]  # committed: what each session key emitted before
     reasons: dict[str, str] = field(default_factory=dict)  # key -> why it made no session
@@ -129,9 +129,10 @@ class _SourceRun:
     kept: dict[str, FileState] = field(default_factory=dict)  # states of multi-file sessions
 
 
-def _discover(source: Source, config: HarvestConfig, tally: Tally) -> dict[str, Path]:
-    """The source's files by path digest; unreadable places are counted by name (redacted)."""
-    found: dict[str, Path] = {}
+def _discover(source: Source, config: HarvestConfig, tally: Tally) -> dict[str, str]:
+    """The source's files by path digest; unreadable places are counted by name (redacted).
+    Paths are kept as strings: a ``Path`` costs several times more memory per file."""
+    found: dict[str, str] = {}
     try:
         for item in source.discover(config):
             if isinstance(item, Unreadable):
@@ -139,7 +140,8 @@ def _discover(source: Source, config: HarvestConfig, tally: Tally) -> dict[str, 
                     f"unreadable: {clean_path(str(item.path))} ({item.reason})"
                 ] += 1
             else:
-                found[digest(str(item))] = item
+                path = str(item)
+                found[digest(path)] = path
     except OSError as exc:
         where = clean_path(str(exc.filename or "transcript directory"))
         tally.skipped_files[f"unreadable: {where} ({exc.strerror or exc})"] += 1
@@ -256,7 +258,7 @@ class HarvestRun:
             return None
         tally.files_read += 1
         tally.bytes_read += outcome.bytes_read
-        fkey, key = digest(str(job.path)), outcome.key
+        fkey, key = job.fkey or digest(job.path), outcome.key
         row = FileRow(fkey, source.name, outcome.stamped, outcome.offset, key, outcome.scoped)
         index.put(row, job.state, outcome.packed)
         job.state = None  # stored, or to be read again: memory stays flat
@@ -275,7 +277,7 @@ class HarvestRun:
         merged = [self._state(run, k) for k in fkeys]
         if not any(source.project_dir(s) for s in merged):  # every file here is in scope
             return "no working directory recorded"
-        files = [clean_path(str(run.discovered[k])) for k in fkeys]
+        files = [clean_path(run.discovered[k]) for k in fkeys]
         return draft(source.harness, key, clean_path(self._root), merged, files, run.mtimes[key])
 
     def _state(self, run: _SourceRun, fkey: str) -> FileState:

@@ -104,6 +104,18 @@ def unpack(blob: bytes | None) -> FileState:
     return FileState.from_json(orjson.loads(blob))
 
 
+def _add(table: dict[tuple[str, str], tuple[str, ...]], key: tuple[str, str], fkey: str) -> None:
+    held = table.get(key, ())
+    if fkey not in held:
+        table[key] = (*held, fkey)
+
+
+def _drop(table: dict[tuple[str, str], tuple[str, ...]], key: tuple[str, str], fkey: str) -> None:
+    held = table.get(key, ())
+    if fkey in held:
+        table[key] = tuple(k for k in held if k != fkey)
+
+
 def _row(r: tuple[Any, ...]) -> FileRow:
     fkey, source, dev, ino, size, mtime_ns, head_len, head_hash, offset, key, in_scope = r
     fid = FileId(dev, ino, size, mtime_ns, head_len, head_hash)
@@ -120,10 +132,11 @@ class HarvestIndex:
         self._generation = ""
         self._record = True
         self._writing = False
-        # session key -> in-scope path digests: committed (loaded with ``rows``) and this run's
-        self._committed: dict[tuple[str, str], set[str]] = {}
+        # session key -> in-scope path digests: committed (loaded with ``rows``) and this run's;
+        # tuples, not sets: nearly every session has one file, and a run holds one per session
+        self._committed: dict[tuple[str, str], tuple[str, ...]] = {}
         self._read: dict[str, tuple[str, str, bool]] = {}  # fkey -> (source, key, in scope)
-        self._by_key: dict[tuple[str, str], set[str]] = {}
+        self._by_key: dict[tuple[str, str], tuple[str, ...]] = {}
         with _guarded(self._where):
             if isinstance(location, Path):
                 from skillopt_sleep.paths import private_dir, private_file
@@ -204,7 +217,7 @@ class HarvestIndex:
             rows = {r[0]: _row(r) for r in cursor}
         for row in rows.values():
             if row.in_scope:
-                self._committed.setdefault((source, row.session_key), set()).add(row.fkey)
+                _add(self._committed, (source, row.session_key), row.fkey)
         return rows
 
     def delivered(self, source: str) -> dict[str, Delivered]:
@@ -232,10 +245,10 @@ class HarvestIndex:
     def session_paths(self, source: str, session_key: str) -> list[str]:
         """Path digests of the in-scope files holding a session (after :meth:`rows` of the
         source): the committed ones this run did not re-key, and this run's."""
-        committed = self._committed.get((source, session_key), set())
-        mine = self._by_key.get((source, session_key), set())
+        committed = self._committed.get((source, session_key), ())
+        mine = self._by_key.get((source, session_key), ())
         kept = {k for k in committed if k not in self._read}
-        return sorted(kept | mine)
+        return sorted(kept.union(mine))
 
     # -- writes (only when recording) ---------------------------------------------------------
 
@@ -243,10 +256,10 @@ class HarvestIndex:
         """Record one read. ``packed``: ``pack(state)`` when the caller already has it."""
         before = self._read.get(row.fkey)
         if before is not None:
-            self._by_key.get((before[0], before[1]), set()).discard(row.fkey)
+            _drop(self._by_key, (before[0], before[1]), row.fkey)
         self._read[row.fkey] = (row.source, row.session_key, row.in_scope)
         if row.in_scope:
-            self._by_key.setdefault((row.source, row.session_key), set()).add(row.fkey)
+            _add(self._by_key, (row.source, row.session_key), row.fkey)
         if not self._record:
             return
         fid = row.fid

@@ -19,7 +19,7 @@ HEAD_BYTES = 4096
 DEFAULT_MAX_LINE = 8 << 20  # 8 MiB: larger single records are skipped, not buffered
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FileId:
     """What a file looked like when it was last read."""
 
@@ -31,17 +31,17 @@ class FileId:
     head_hash: str = ""
 
 
-def stat_id(path: Path) -> FileId:
+def stat_id(path: str | Path) -> FileId:
     st = os.stat(path)
     return FileId(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def head_hash(path: Path, length: int) -> str:
+def head_hash(path: str | Path, length: int) -> str:
     with open(path, "rb") as handle:
         return hashlib.blake2b(handle.read(length), digest_size=16).hexdigest()
 
 
-def with_head(path: Path, fid: FileId, offset: int, head: bytes = b"") -> FileId:
+def with_head(path: str | Path, fid: FileId, offset: int, head: bytes = b"") -> FileId:
     """Record the hash of the bytes already read (up to ``HEAD_BYTES``).
 
     ``head``: the file's first bytes if the caller read them, which saves opening it again.
@@ -59,7 +59,7 @@ def unchanged(old: FileId, new: FileId) -> bool:
     return (old.dev, old.ino, old.size, old.mtime_ns) == (new.dev, new.ino, new.size, new.mtime_ns)
 
 
-def continues(path: Path, old: FileId, new: FileId, offset: int) -> bool:
+def continues(path: str | Path, old: FileId, new: FileId, offset: int) -> bool:
     """True when ``new`` is ``old`` with bytes appended, so reading can resume at ``offset``."""
     if (old.dev, old.ino) != (new.dev, new.ino) or new.size < offset:
         return False
@@ -77,7 +77,7 @@ class LineRead:
 
 
 def iter_lines(
-    path: Path, offset: int, result: LineRead, max_line: int = DEFAULT_MAX_LINE
+    path: str | Path, offset: int, result: LineRead, max_line: int = DEFAULT_MAX_LINE
 ) -> Iterator[bytes]:
     """Yield complete lines from ``offset``; ``result`` is updated as lines are consumed.
 

@@ -35,14 +35,17 @@ BATCH_FILES = 16  # files per batch a worker sends back at once
 BATCHES_PER_WORKER = 8  # at least this many (smaller) batches each, so the load stays even
 
 
-@dataclass
+@dataclass(slots=True)
 class ReadJob:
-    path: Path
+    """One file to read: a plain path string (a run plans one per file, so each byte counts)."""
+
+    path: str
     fid: FileId
     offset: int
     state: FileState | None  # None: a read from the start (allocated when read, freed after)
     resumed: bool
     rewritten: bool = False  # the index knew this file, and it changed other than by appending
+    fkey: str = ""  # the path's digest (the index key), when the planner already made it
 
 
 @dataclass
@@ -98,7 +101,7 @@ def conclude(source: Source, outcome: ReadOutcome, config: HarvestConfig) -> Non
     state = job.state
     if outcome.error or state is None:
         return
-    raw_key = source.session_key(state, job.path)
+    raw_key = source.session_key(state, Path(job.path))
     cwd = source.project_dir(state)
     outcome.scoped = not cwd or in_project(cwd, project) or in_project(cwd, clean_path(project))
     state.meta["session_key"] = raw_key  # sealed with the rest, then taken back out
@@ -111,7 +114,7 @@ def conclude(source: Source, outcome: ReadOutcome, config: HarvestConfig) -> Non
         outcome.alone = "no working directory recorded"
         return
     mtime = job.fid.mtime_ns / 1e9
-    files = [clean_path(str(job.path))]
+    files = [clean_path(job.path)]
     outcome.alone = draft(source.harness, key, clean_path(project), [state], files, mtime)
 
 
@@ -208,15 +211,15 @@ def _fold(
 _Flat = tuple[int, "tuple[int, int, int, int, int, str] | None", "dict[str, int]", str, bytes,
               str, str, bool, Any, int, bytes]  # fmt: skip
 Render = Callable[[Draft], bytes]
-_Args = tuple[Source, ReadJob, HarvestConfig, bool, "Render | None"]
 
 
-def _work(args: _Args) -> _Flat:
+def _work(
+    source: Source, job: ReadJob, config: HarvestConfig, keep: bool, render: Render | None
+) -> _Flat:
     """Read in a worker. When the run records, the state travels back packed (the index stores
     it so anyway), as one bytes object is far cheaper to pickle than thousands of event lists;
     a read-only run needs only the draft. With ``render``, the draft is also rendered here, in
     parallel, for the consumer to use when the file turns out to hold the whole session."""
-    source, job, config, keep, render = args
     outcome = read_file(source, job, config)
     conclude(source, outcome, config)
     if keep and job.state is not None:
@@ -295,13 +298,20 @@ def read_all(
                 if on_done:
                     on_done(number)
         return
-    pooled = [(n, job) for n, (_, jobs) in enumerate(groups) for job in jobs]
-    args = [(groups[n][0], job, config, keep_states, render) for n, job in pooled]
-    batch = max(1, min(BATCH_FILES, len(args) // (workers * BATCHES_PER_WORKER)))
-    results = _forked.ordered_map(_work, args, workers, batch)
+    # one flat list of jobs and their group numbers (small ints): no per-job tuple is built
+    pooled = [job for _, jobs in groups for job in jobs]
+    owners = [n for n, (_, jobs) in enumerate(groups) for _ in jobs]
+    sources = [source for source, _ in groups]
+
+    def work(at: int) -> _Flat:  # runs in a worker, which inherits all of the above
+        return _work(sources[owners[at]], pooled[at], config, keep_states, render)
+
+    batch = max(1, min(BATCH_FILES, len(pooled) // (workers * BATCHES_PER_WORKER)))
+    results = _forked.ordered_map(work, range(len(pooled)), workers, batch)
     try:
-        for (number, job), flat in zip(pooled, results, strict=True):
-            yield number, _unflat(job, flat)  # its state stays packed
+        for at, flat in enumerate(results):
+            number = owners[at]
+            yield number, _unflat(pooled[at], flat)  # its state stays packed
             if on_done:
                 on_done(number)
     finally:
