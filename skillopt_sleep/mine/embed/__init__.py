@@ -75,8 +75,8 @@ def _load_builtin() -> None:
 
 
 def create_embedder(name: str = "auto", *, model: str = "") -> Embedder:
-    """Build an embedder by name; ``auto`` picks minilm-numpy on an installed float32 model, else
-    minilm, else minilm-numpy on the shipped int8 model, else static, else tfidf.
+    """Build an embedder by name; ``auto`` picks minilm-numpy (the shipped fine-tuned int8 model,
+    else an installed or configured float32 one), else minilm, else static, else tfidf.
 
     ``model`` is a local model directory (or a model name already in the local HF cache) for
     minilm; it is ignored by the others.
@@ -84,15 +84,13 @@ def create_embedder(name: str = "auto", *, model: str = "") -> Embedder:
     _load_builtin()
     if name == "auto":
         from skillopt_sleep.mine.embed.minilm import minilm_available
-        from skillopt_sleep.mine.embed.minilm_numpy import numpy_model_dir, shipped_int8_dir
+        from skillopt_sleep.mine.embed.minilm_numpy import encoder_dir
         from skillopt_sleep.mine.embed.static import static_available
 
-        if numpy_model_dir(model) is not None:
+        if encoder_dir(model) is not None:
             name = "minilm-numpy"
         elif minilm_available(model):
             name = "minilm"
-        elif not model and shipped_int8_dir() is not None:
-            name = "minilm-numpy"  # the shipped int8 model
         else:
             name = "static" if static_available() else "tfidf"
     factory = EMBEDDERS.get(name)

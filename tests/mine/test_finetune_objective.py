@@ -1,0 +1,71 @@
+"""The fine-tuning script trains on the very score the miner clusters with, and its cross-fitting
+halves of set A never share a family."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from skillopt_sleep.mine.embed._bags import TokenRow, blended_similarity, stack_rows
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "finetune_minilm.py"
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("finetune_minilm", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass resolves annotations through it
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_halves_split_set_a_by_family_and_cover_it() -> None:
+    script = _script()
+    rows = script.labelled_rows()
+    first, second = script.half_of(rows, 1), script.half_of(rows, 2)
+    assert len(first) + len(second) == len(rows)
+    assert {r["id"] for r in first}.isdisjoint({r["id"] for r in second})
+    families = [{r["family"] for r in half if r["family"]} for half in (first, second)]
+    assert families[0].isdisjoint(families[1])
+    assert min(len(f) for f in families) >= 20
+    assert all(any(not r["family"] for r in half) for half in (first, second))  # one-offs too
+
+
+def test_the_training_score_is_the_miners_blended_similarity() -> None:
+    torch = pytest.importorskip("torch", reason="the embeddings extra (torch) is not installed")
+    script = _script()
+    rng = np.random.default_rng(3)
+    lengths, dim, vocab = [3, 7, 5, 1, 6], 16, 12
+    rows = []
+    for length in lengths:
+        vectors = rng.normal(size=(length, dim))
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        ids = rng.integers(0, vocab, size=length)
+        rows.append(TokenRow(ids.astype(np.int32), vectors.astype(np.float16)))
+    bags = stack_rows(rows, dim=dim)
+    expected = blended_similarity(bags, bags)
+
+    width = max(lengths)
+    padded = torch.zeros(len(rows), width, dim)
+    mask = torch.zeros(len(rows), width)
+    ids = torch.zeros(len(rows), width, dtype=torch.long)
+    for i, row in enumerate(rows):
+        n = len(row.ids)
+        padded[i, :n] = torch.from_numpy(row.vectors.astype(np.float32))
+        mask[i, :n] = 1.0
+        ids[i, :n] = torch.from_numpy(row.ids.astype(np.int64))
+    idf = script.idf_weights([list(r.ids) for r in rows], vocab)
+    view = (padded, mask, idf[ids])
+    np.testing.assert_allclose(
+        idf[torch.from_numpy(np.concatenate([r.ids for r in rows]).astype(np.int64))].numpy(),
+        bags.weights,
+        rtol=1e-5,
+    )
+    got = script.blended(view, view).detach().numpy()
+    np.testing.assert_allclose(got, expected, atol=2e-5)
