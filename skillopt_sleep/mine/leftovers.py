@@ -103,8 +103,8 @@ def attach_leftovers(
         best = int(np.argmax(margin))
         if margin[best] >= 0:
             moves.append((int(i), int(candidates[best])))
-    for i, family in moves:
-        labels[i] = family
+    for row, family in moves:
+        labels[row] = family
 
 
 def second_chances(

@@ -70,7 +70,8 @@ class StaticTable:
     tokenizer: Any  # _bert.WordPiece
 
     def token_ids(self, text: str) -> np.ndarray:
-        return self.tokenizer.encode(text)[1:-1]  # without [CLS]/[SEP]
+        ids: np.ndarray = self.tokenizer.encode(text)
+        return ids[1:-1]  # without [CLS]/[SEP]
 
     def vectors(self, ids: np.ndarray) -> np.ndarray:
         return dequantise(self.rows[ids], self.scales[ids])
@@ -99,7 +100,8 @@ class StaticRows:
 
     @property
     def shape(self) -> tuple[int, int]:
-        return self.dense.shape  # type: ignore[return-value]
+        rows, columns = self.dense.shape
+        return int(rows), int(columns)
 
     def __len__(self) -> int:
         return len(self.dense)
