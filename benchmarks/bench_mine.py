@@ -29,7 +29,6 @@ through ``mine`` that only embeds the requests it has not seen.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import subprocess
 import sys
@@ -37,7 +36,6 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -187,23 +185,14 @@ def make_embedder(name: str) -> Embedder:
     return create_embedder(registered, model=model)
 
 
-def _finetune_script() -> Any:
-    spec = importlib.util.spec_from_file_location("finetune_minilm", FINETUNE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def crossfit(draws: int) -> None:
     """Set A by halves of its families: the original MiniLM against MiniLM fine-tuned (by the
     shipped recipe, at the shipped operating point) on the *other* half, so every figure of the
     fine-tuned model is on families it never saw. Trains twice (torch: several minutes)."""
+    from scripts.finetune_minilm import half_of, labelled_rows
     from skillopt_sleep.mine.embed import minilm_numpy
 
-    script = _finetune_script()
-    rows = script.labelled_rows()
+    rows = labelled_rows()
     print("\n== set A cross-fitted: fine-tuned on one half of its families, scored on the other")
     with tempfile.TemporaryDirectory() as tmp:
         for half in (1, 2):
@@ -213,7 +202,7 @@ def crossfit(draws: int) -> None:
                 check=True,
                 stdout=subprocess.DEVNULL,
             )
-            held = script.half_of(rows, 3 - half)
+            held = half_of(rows, 3 - half)
             texts = [r["text"] for r in held]
             truth = np.array([r["family"] or f"one-off:{r['id']}" for r in held])
             tuned = create_embedder("minilm-numpy", model=str(tuned_dir))

@@ -3,30 +3,14 @@ halves of set A never share a family."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
-
 import numpy as np
 import pytest
 
+from scripts import finetune_minilm as script
 from skillopt_sleep.mine.embed._bags import TokenRow, blended_similarity, stack_rows
-
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "finetune_minilm.py"
-
-
-def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("finetune_minilm", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclass resolves annotations through it
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_halves_split_set_a_by_family_and_cover_it() -> None:
-    script = _script()
     rows = script.labelled_rows()
     first, second = script.half_of(rows, 1), script.half_of(rows, 2)
     assert len(first) + len(second) == len(rows)
@@ -39,7 +23,6 @@ def test_the_halves_split_set_a_by_family_and_cover_it() -> None:
 
 def test_the_training_score_is_the_miners_blended_similarity() -> None:
     torch = pytest.importorskip("torch", reason="the embeddings extra (torch) is not installed")
-    script = _script()
     rng = np.random.default_rng(3)
     lengths, dim, vocab = [3, 7, 5, 1, 6], 16, 12
     rows = []
