@@ -49,6 +49,7 @@ class Recipe:
     families: int = 16  # families per batch, two requests each
     tau: float = 0.05
     seed: int = 1
+    personas: bool = False  # also train on the experiment personas' families (templated)
 
 
 def labelled_rows(path: Path = SET_A) -> list[dict[str, Any]]:
@@ -68,6 +69,30 @@ def half_of(rows: Sequence[dict[str, Any]], half: int) -> list[dict[str, Any]]:
         return int("".join(c for c in row["id"] if c.isdigit())) % 2 == 0
 
     return [r for r in rows if in_first(r) == (half == 1)]
+
+
+def persona_rows(seed: int, per_template: int = 3) -> list[dict[str, Any]]:
+    """The experiment personas' families and one-offs as labelled rows: each request template
+    filled ``per_template`` times from the persona's slot values (a fixed draw)."""
+    sys.path.insert(0, str(ROOT))
+    from experiments.personas import PERSONAS
+
+    draw = random.Random(seed)
+    rows: list[dict[str, Any]] = []
+
+    def fill(template: str, slots: Any) -> str:
+        return template.format(**{k: draw.choice(v) for k, v in slots.items()})
+
+    for name in sorted(PERSONAS):
+        persona = PERSONAS[name]
+        for family in persona.families:
+            texts = {fill(t, persona.slots) for t in family.requests for _ in range(per_template)}
+            family_id = f"{name}:{family.id}"
+            rows += [{"id": f"{family_id}:{i}", "family": family_id, "text": t}
+                     for i, t in enumerate(sorted(texts))]  # fmt: skip
+        rows += [{"id": f"{name}:one-off:{i}", "family": None, "text": fill(t, persona.slots)}
+                 for i, t in enumerate(persona.one_offs)]  # fmt: skip
+    return rows
 
 
 def idf_weights(token_ids: Sequence[Sequence[int]], vocab_size: int) -> Any:
@@ -195,7 +220,10 @@ def main() -> int:
     parser.add_argument("--model-dir", type=Path, default=None, help="the float32 source model")
     defaults = Recipe()
     for field, value in asdict(defaults).items():
-        parser.add_argument(f"--{field}", type=type(value), default=value)
+        if isinstance(value, bool):
+            parser.add_argument(f"--{field}", action=argparse.BooleanOptionalAction, default=value)
+        else:
+            parser.add_argument(f"--{field}", type=type(value), default=value)
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     from skillopt_sleep.mine.embed.minilm import bundled_model_dir
@@ -206,6 +234,8 @@ def main() -> int:
         return 2
     recipe = Recipe(**{f: getattr(args, f) for f in asdict(defaults)})
     rows = half_of(labelled_rows(), recipe.half)
+    if recipe.personas:
+        rows += persona_rows(recipe.seed)
     print(f"training on {len(rows)} requests of set A (half {recipe.half})", flush=True)
     encoder = train(Path(model_dir), rows, recipe)
     save(encoder, Path(model_dir), args.out, recipe)

@@ -52,3 +52,16 @@ def test_the_training_score_is_the_miners_blended_similarity() -> None:
     )
     got = script.blended(view, view).detach().numpy()
     np.testing.assert_allclose(got, expected, atol=2e-5)
+
+
+def test_the_persona_option_adds_labelled_families_of_their_own() -> None:
+    rows = script.persona_rows(seed=1)
+    families: dict[str, int] = {}
+    for row in rows:
+        if row["family"]:
+            families[row["family"]] = families.get(row["family"], 0) + 1
+    assert len(families) >= 20 and min(families.values()) >= 2
+    assert len({r["id"] for r in rows}) == len(rows)
+    set_a = {r["family"] for r in script.labelled_rows() if r["family"]}
+    assert set_a.isdisjoint(families)  # namespaced by persona: never merged with set A's
+    assert rows == script.persona_rows(seed=1)  # a fixed draw
