@@ -1,13 +1,26 @@
-"""Set A's request texts and partition helpers for the miner's order/thread/BLAS tests."""
+"""Set A's request texts, a few shared requests, and partition and child-process helpers for the
+miner's order/thread/BLAS tests."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 SET_A = Path(__file__).resolve().parents[1] / "data" / "requests.jsonl"
+# two near-paraphrase pairs and a one-off
+PAIRS = [
+    "fix the failing login test in tests/test_auth.py",
+    "the login test in tests/test_auth.py is failing again, please fix it",
+    "summarize arXiv paper 2605.23904 for the reading group and give its arXiv id",
+    "give me a summary of arXiv 2510.04618 with the id at the end",
+    "add a --json flag to the export command",
+]
 
 
 def set_a_texts(n: int | None = None) -> list[str]:
@@ -37,3 +50,25 @@ def unshuffle(labels: list[int], order: list[int]) -> list[int]:
     for position, i in enumerate(order):
         back[i] = labels[position]
     return back
+
+
+def json_from_child(
+    code: str, texts: list[str], env_changes: dict[str, str | None], *args: str
+) -> Any:
+    """Run ``python -c code *args`` with ``texts`` as JSON on stdin, in this environment changed
+    by ``env_changes`` (None unsets), and parse the JSON of its last output line."""
+    env = dict(os.environ)
+    for key, value in env_changes.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    out = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        input=json.dumps(texts),
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])

@@ -9,18 +9,12 @@ import sys
 import numpy as np
 import pytest
 
+from mine._labelled import PAIRS
 from skillopt_sleep.mine.cluster import cluster_vectors
 from skillopt_sleep.mine.embed import create_embedder, embedder_names
 from skillopt_sleep.mine.embed.minilm import minilm_available
-from skillopt_sleep.mine.embed.minilm_numpy import numpy_model_dir
+from skillopt_sleep.mine.embed.minilm_numpy import encoder_dir
 
-PAIRS = [
-    "fix the failing login test in tests/test_auth.py",
-    "the login test in tests/test_auth.py is failing again, please fix it",
-    "summarize arXiv paper 2605.23904 for the reading group and give its arXiv id",
-    "give me a summary of arXiv 2510.04618 with the id at the end",
-    "add a --json flag to the export command",
-]
 HAS_ST = importlib.util.find_spec("sentence_transformers") is not None
 
 
@@ -62,8 +56,8 @@ def test_minilm_loads_offline_and_clusters(minilm) -> None:
 def test_auto_prefers_the_torch_free_minilm_when_its_files_are_there() -> None:
     expected = (
         "minilm"
-        if numpy_model_dir() is None and minilm_available()
-        else "minilm-numpy"  # the installed float32 model, else the shipped int8 one
+        if encoder_dir() is None and minilm_available()
+        else "minilm-numpy"  # the shipped model, else the installed float32 one
     )
     assert create_embedder("auto").name == expected
     assert create_embedder("auto", model="/nonexistent/model/dir").name in {"minilm", "static"}

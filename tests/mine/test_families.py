@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import json
-import os
 import random
-import subprocess
-import sys
 
 import pytest
 
-from mine._labelled import partition, set_a_texts, unshuffle
+from mine._labelled import json_from_child, partition, set_a_texts, unshuffle
 from skillopt_sleep.mine import cluster_requests
-from skillopt_sleep.mine.embed.minilm_numpy import numpy_model_dir
+from skillopt_sleep.mine.embed.minilm_numpy import encoder_dir
 from skillopt_sleep.mine.families import compared_text, label_families
 from skillopt_sleep.mine.masking import mask
 
@@ -87,34 +83,21 @@ ENV_SAMPLE = 40  # each child loads the model and encodes these: keep the test a
 _CHILD = """
 import json, sys
 from skillopt_sleep.mine import cluster_requests
-from skillopt_sleep.mine.embed.minilm_numpy import numpy_model_dir
-from skillopt_sleep.mine.families import compared_text, label_families
 texts = json.loads(sys.stdin.read())
 print(json.dumps({name: cluster_requests(texts, name) for name in sys.argv[1:]}))
 """
 
 
 def _labels_in(env_changes: dict[str, str | None], names: list[str]) -> dict[str, list[int]]:
-    env = dict(os.environ)
-    for key, value in env_changes.items():
-        if value is None:
-            env.pop(key, None)
-        else:
-            env[key] = value
-    out = subprocess.run(
-        [sys.executable, "-c", _CHILD, *names],
-        input=json.dumps(set_a_texts(ENV_SAMPLE)),
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
+    found: dict[str, list[int]] = json_from_child(
+        _CHILD, set_a_texts(ENV_SAMPLE), env_changes, *names
     )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return found
 
 
 def test_same_families_across_threads_and_blas_kernels(request: pytest.FixtureRequest) -> None:
     """OMP_NUM_THREADS 1 vs 2 and OPENBLAS_CORETYPE set vs unset give the same families."""
-    names = ["tfidf"] + (["minilm-numpy"] if numpy_model_dir() is not None else [])
+    names = ["tfidf"] + (["minilm-numpy"] if encoder_dir() is not None else [])
     try:
         request.getfixturevalue("minilm")
         names.append("minilm")

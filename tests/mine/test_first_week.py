@@ -11,7 +11,7 @@ import pytest
 
 from mine._sessions import session
 from skillopt_sleep.mine import Archive, MineConfig, mine
-from skillopt_sleep.mine.embed.minilm_numpy import numpy_model_dir
+from skillopt_sleep.mine.embed.minilm_numpy import encoder_dir
 
 P = "/home/dev/shop"
 RELEASE = [
@@ -60,7 +60,7 @@ def _by_word(result, word: str) -> list:
 
 @pytest.mark.parametrize("embedder", ["minilm-numpy"])  # tfidf finds 2 of the 3
 def test_first_week_mines_exactly_the_recurring_tasks(embedder: str, tmp_path: Path) -> None:
-    if numpy_model_dir() is None:
+    if encoder_dir() is None:
         pytest.skip("no packaged MiniLM model files")
     with Archive(tmp_path / "a.sqlite3") as archive:
         result = mine(_week(), archive, MineConfig(embedder=embedder))

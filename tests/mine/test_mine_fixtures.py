@@ -10,7 +10,7 @@ import pytest
 
 from skillopt_sleep.harvest import harvest
 from skillopt_sleep.mine import Archive, MineConfig, mine
-from skillopt_sleep.mine.embed.minilm_numpy import numpy_model_dir
+from skillopt_sleep.mine.embed.minilm_numpy import encoder_dir
 
 FIXTURES = Path(__file__).resolve().parents[1] / "data" / "transcripts"
 HOMES = {
@@ -28,7 +28,7 @@ def _mine(project: str, embedder: str, tmp_path: Path):
         pytest.importorskip(
             "sentence_transformers", reason="the `embeddings` extra is not installed"
         )
-    if embedder == "minilm-numpy" and numpy_model_dir() is None:
+    if embedder == "minilm-numpy" and encoder_dir() is None:
         pytest.skip("no packaged MiniLM model files")
     sessions = harvest(project, homes=HOMES, index=tmp_path / "state", commit=False).sessions
     with Archive(tmp_path / "archive.sqlite3") as archive:

@@ -4,25 +4,14 @@ and gives the same families whatever the input order, thread count or BLAS kerne
 from __future__ import annotations
 
 import json
-import os
 import random
-import subprocess
-import sys
 
 import numpy as np
 
-from mine._labelled import partition, set_a_texts, unshuffle
+from mine._labelled import PAIRS, json_from_child, partition, set_a_texts, unshuffle
 from skillopt_sleep.mine import cluster_requests
 from skillopt_sleep.mine.embed import create_embedder
 from skillopt_sleep.mine.embed.static import DATA, load_table, static_available, zipf_prior
-
-PAIRS = [
-    "fix the failing login test in tests/test_auth.py",
-    "the login test in tests/test_auth.py is failing again, please fix it",
-    "summarize arXiv paper 2605.23904 for the reading group and give its arXiv id",
-    "give me a summary of arXiv 2510.04618 with the id at the end",
-    "add a --json flag to the export command",
-]
 
 
 def test_shipped_table_matches_its_manifest() -> None:
@@ -96,21 +85,8 @@ print(json.dumps(cluster_requests(json.loads(sys.stdin.read()), "static")))
 
 
 def _labels_in(env_changes: dict[str, str | None]) -> list[int]:
-    env = dict(os.environ)
-    for key, value in env_changes.items():
-        if value is None:
-            env.pop(key, None)
-        else:
-            env[key] = value
-    out = subprocess.run(
-        [sys.executable, "-c", _CHILD],
-        input=json.dumps(set_a_texts(120)),
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    labels: list[int] = json_from_child(_CHILD, set_a_texts(120), env_changes)
+    return labels
 
 
 def test_same_families_across_threads_and_blas_kernels() -> None:
