@@ -24,6 +24,8 @@ through ``mine`` that only embeds the requests it has not seen.
 
     .venv/bin/python benchmarks/bench_mine.py [--skip-minilm] [--n 10000] [--draws 5] [--sweep]
     .venv/bin/python benchmarks/bench_mine.py --only-set A --only-embedder minilm-numpy  # tuning
+    .venv/bin/python benchmarks/bench_mine.py --crossfit  # fine-tuning, by halves of set A
+    .venv/bin/python benchmarks/bench_mine.py --writers [--train]  # scripts/data's sets, scored
 """
 
 from __future__ import annotations
@@ -185,43 +187,77 @@ def make_embedder(name: str) -> Embedder:
     return create_embedder(registered, model=model)
 
 
+def _tuned(tmp: str, name: str, *flags: str) -> Embedder:
+    """MiniLM fine-tuned by the shipped recipe changed by ``flags``, at the shipped operating
+    point (torch: a few minutes per model)."""
+    from skillopt_sleep.mine.embed import minilm_numpy
+
+    out = Path(tmp) / name
+    subprocess.run(
+        [sys.executable, str(FINETUNE), *flags, "--out", str(out)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    tuned = create_embedder("minilm-numpy", model=str(out))
+    tuned.default_threshold = minilm_numpy.SHIPPED_THRESHOLD  # type: ignore[misc]
+    tuned.leftovers = minilm_numpy.SHIPPED_LEFTOVERS  # type: ignore[attr-defined]
+    return tuned
+
+
+def _report(label: str, embedder: Embedder, rows: Sequence[dict[str, object]], draws: int) -> None:
+    texts = [str(r["text"]) for r in rows]
+    truth = np.array([r["family"] or f"one-off:{r['id']}" for r in rows])
+    table = subsamples(lambda t: cluster_requests(t, embedder), texts, truth, draws)
+    cells = "  ".join(
+        f"{size}: {v['ari']:.2f}/{v['purity']:.2f}/{v['alone']:.2f}" for size, v in table.items()
+    )
+    print(f"{label} ({len(texts)} requests) ARI/purity/alone  {cells}", flush=True)
+
+
 def crossfit(draws: int) -> None:
     """Set A by halves of its families: the original MiniLM against MiniLM fine-tuned (by the
     shipped recipe, at the shipped operating point) on the *other* half, so every figure of the
-    fine-tuned model is on families it never saw. Trains twice (torch: several minutes)."""
+    fine-tuned model is on families it never saw. Trains twice."""
     from scripts.finetune_minilm import half_of, labelled_rows
-    from skillopt_sleep.mine.embed import minilm_numpy
 
     rows = labelled_rows()
     print("\n== set A cross-fitted: fine-tuned on one half of its families, scored on the other")
     with tempfile.TemporaryDirectory() as tmp:
         for half in (1, 2):
-            tuned_dir = Path(tmp) / f"half{half}"
-            subprocess.run(
-                [sys.executable, str(FINETUNE), "--half", str(half), "--out", str(tuned_dir)],
-                check=True,
-                stdout=subprocess.DEVNULL,
-            )
+            tuned = _tuned(tmp, f"half{half}", "--half", str(half))
             held = half_of(rows, 3 - half)
-            texts = [r["text"] for r in held]
-            truth = np.array([r["family"] or f"one-off:{r['id']}" for r in held])
-            tuned = create_embedder("minilm-numpy", model=str(tuned_dir))
-            tuned.default_threshold = minilm_numpy.SHIPPED_THRESHOLD  # type: ignore[misc]
-            tuned.leftovers = minilm_numpy.SHIPPED_LEFTOVERS  # type: ignore[attr-defined]
-            for label, embedder in (
-                ("original", make_embedder("minilm-original")),
-                ("tuned", tuned),
-            ):
-                table = subsamples(
-                    lambda t, e=embedder: cluster_requests(t, e), texts, truth, draws
-                )
-                cells = "  ".join(
-                    f"{size}: {v['ari']:.2f}/{v['purity']:.2f}/{v['alone']:.2f}"
-                    for size, v in table.items()
-                )
-                print(
-                    f"half {3 - half} ({len(texts)} requests) {label:8} ARI/purity/alone  {cells}"
-                )
+            _report(f"half {3 - half} original", make_embedder("minilm-original"), held, draws)
+            _report(f"half {3 - half} tuned   ", tuned, held, draws)
+
+
+def writers(draws: int, train: bool) -> None:
+    """The three training-only sets of ``scripts/data`` (other writers, other personas), which
+    the shipped model never trained on, scored like set B. With ``train``, whether more writers'
+    data generalises to a writer not seen: set A alone against set A with t1 and t2, both on
+    the compared (masked) text, scored on t3 (trains twice)."""
+    from scripts.finetune_minilm import WRITTEN, labelled_rows
+
+    sets = {
+        p.stem[-2:]: labelled_rows(p) for p in sorted(WRITTEN.glob("finetune_requests_*.jsonl"))
+    }
+    print("\n== training-only sets by other writers, scored (the shipped model never saw them)")
+    for name in ("minilm-int8", "minilm-original"):
+        for label, rows in sets.items():
+            _report(f"{label} {name:15}", make_embedder(name), rows, draws)
+    if not train:
+        return
+    print("\n== does another writer's data carry over? fine-tuned, scored on t3 (never trained on)")
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, flags in (
+            ("set A        ", ("--masked",)),
+            ("set A, t1, t2", ("--masked", "--written", "--leave_out", "t3")),
+        ):
+            _report(
+                f"t3 {label}",
+                _tuned(tmp, label.replace(",", "").replace(" ", ""), *flags),
+                sets["t3"],
+                draws,
+            )
 
 
 def install_mb(dists: Sequence[str], folder: Path | None = None) -> float:
@@ -409,6 +445,8 @@ def main() -> None:
     parser.add_argument("--draws", type=int, default=5)
     parser.add_argument("--sweep", action="store_true", help="set A threshold sweep")
     parser.add_argument("--crossfit", action="store_true", help="fine-tuning, by halves of set A")
+    parser.add_argument("--writers", action="store_true", help="scripts/data's sets, scored")
+    parser.add_argument("--train", action="store_true", help="with --writers: the t3 experiment")
     parser.add_argument("--options", type=int, default=0, help="options table on N requests")
     parser.add_argument("--speed-child", type=int, default=0)
     parser.add_argument("--option-child", default="")
@@ -421,6 +459,9 @@ def main() -> None:
         return
     if args.crossfit:
         crossfit(args.draws)
+        return
+    if args.writers:
+        writers(args.draws, args.train)
         return
     if args.only_set:  # tuning runs: one set, quality only (set B must not be tuned on)
         for name in list(SETS):

