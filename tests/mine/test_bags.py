@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 
 import numpy as np
@@ -49,6 +50,19 @@ def test_similarity_is_symmetric_bounded_and_independent_of_blocking(rows) -> No
         assert np.allclose(bag_similarity(bags, bags, block_entries=entries), whole, atol=1e-6)
         copy = bags[np.arange(len(bags))]  # not the same object: the asymmetric path
         assert np.allclose(bag_similarity(bags, copy, block_entries=entries), whole, atol=1e-6)
+
+
+def test_bags_hold_the_cached_float16_and_score_exactly_as_float32(rows) -> None:
+    """An archive's bags stay at half the memory; every float16 widens exactly to float32."""
+    bags = stack_rows(rows, dim=DIM)
+    assert bags.vectors.dtype == np.float16
+    wide = dataclasses.replace(bags, vectors=bags.vectors.astype(np.float32))
+    assert np.array_equal(bag_similarity(bags, bags), bag_similarity(wide, wide))
+    pick = np.array([5, 0, 33, 12])
+    assert np.array_equal(bag_similarity(bags[pick], bags), bag_similarity(wide[pick], wide))
+    sums = np.add.reduceat(wide.vectors, wide.offsets[:-1], axis=0)
+    pooled = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
+    assert np.array_equal(bags.pooled, pooled.astype(np.float32))
 
 
 def test_subsets_keep_corpus_weights(rows) -> None:

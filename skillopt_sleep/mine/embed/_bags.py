@@ -60,7 +60,7 @@ class TokenRow:
 class TokenBags:
     """Token bags of ``n`` requests, with corpus idf weights; row-indexable like an array."""
 
-    vectors: np.ndarray  # (T, d) float32, unit rows
+    vectors: np.ndarray  # (T, d) float16 as cached, unit rows (widened a part at a time)
     weights: np.ndarray  # (T,) float32 idf ** power (never all zero within a bag)
     offsets: np.ndarray  # (n + 1,) int64; bag i is vectors[offsets[i]:offsets[i + 1]]
     pooled: np.ndarray  # (n, d) float32, unit rows
@@ -96,14 +96,14 @@ def stack_rows(rows: Sequence[TokenRow], power: float = IDF_POWER, dim: int = 38
         empty = np.zeros((0, dim), dtype=np.float32)
         return TokenBags(empty, np.zeros(0, np.float32), np.zeros(1, np.int64), empty)
     ids = np.concatenate([r.ids for r in rows]).astype(np.int64)
-    vectors = np.concatenate([r.vectors for r in rows]).astype(np.float32)
+    vectors = np.concatenate([r.vectors for r in rows]).astype(np.float16, copy=False)
     offsets = np.concatenate([[0], np.cumsum([len(r.ids) for r in rows])]).astype(np.int64)
     owner = np.repeat(np.arange(len(rows)), np.diff(offsets))
     pairs = np.unique(np.stack([ids, owner]), axis=1)
     vocab, df = np.unique(pairs[0], return_counts=True)
     idf = np.log((len(rows) + 1) / (df + 1.0))
     weights = (idf[np.searchsorted(vocab, ids)] ** power + 1e-6).astype(np.float32)
-    sums = np.add.reduceat(vectors, offsets[:-1], axis=0)
+    sums = np.add.reduceat(vectors, offsets[:-1], axis=0, dtype=np.float32)
     pooled = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
     return TokenBags(vectors, weights, offsets, pooled.astype(np.float32))
 
@@ -136,6 +136,13 @@ def _chunks(bags: TokenBags, entries: int, start: int = 0) -> list[slice]:
     return out
 
 
+def _scored(bags: TokenBags) -> TokenBags:
+    """``bags`` with float32 token vectors (exact: every float16 is a float32), for BLAS."""
+    if bags.vectors.dtype == np.float32:
+        return bags
+    return TokenBags(bags.vectors.astype(np.float32), bags.weights, bags.offsets, bags.pooled)
+
+
 def bag_similarity(a: TokenBags, b: TokenBags, block_entries: int = BLOCK_ENTRIES) -> np.ndarray:
     """Dense ``len(a) x len(b)`` soft-alignment F1 in [0, 1], with bounded working memory.
 
@@ -144,6 +151,8 @@ def bag_similarity(a: TokenBags, b: TokenBags, block_entries: int = BLOCK_ENTRIE
     if len(a) == 0 or len(b) == 0:
         return out
     symmetric = a is b
+    a = _scored(a)  # per call: a night scores parts (components, candidates), not the archive
+    b = a if symmetric else _scored(b)
     b_budget = max(block_entries // 64, 1)
     a_budget = max(block_entries // max(min(len(b.vectors), b_budget), 1), 1)
     b_parts = _chunks(b, b_budget)
