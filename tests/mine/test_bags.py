@@ -11,6 +11,7 @@ import pytest
 from skillopt_sleep.mine import Archive, MineConfig, mine
 from skillopt_sleep.mine.cluster import cluster_vectors, nearest
 from skillopt_sleep.mine.embed._bags import (
+    HALF_TO_SINGLE,
     TokenRow,
     bag_similarity,
     pooled_shortlist,
@@ -54,6 +55,8 @@ def test_similarity_is_symmetric_bounded_and_independent_of_blocking(rows) -> No
 
 def test_bags_hold_the_cached_float16_and_score_exactly_as_float32(rows) -> None:
     """An archive's bags stay at half the memory; every float16 widens exactly to float32."""
+    every = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
+    assert np.array_equal(HALF_TO_SINGLE, every.astype(np.float32), equal_nan=True)
     bags = stack_rows(rows, dim=DIM)
     assert bags.vectors.dtype == np.float16
     wide = dataclasses.replace(bags, vectors=bags.vectors.astype(np.float32))
