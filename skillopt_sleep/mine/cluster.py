@@ -48,12 +48,19 @@ if TYPE_CHECKING:
 Similarity = Callable[[Any, Any], np.ndarray]
 Shortlist = Callable[[Any, int], np.ndarray]  # (vectors, m) -> n x m candidate neighbour rows
 BLOCK = 1024
+BLOCK_ENTRIES = 1 << 22  # scores of a block of rows against all rows held at once (16 MiB)
 KNN = 30
 SCALE_K = 0
 DECIMALS = 3
 MAX_COMPONENT = 2500
 EDGE_STEP = 0.05
 SHORTLIST_FACTOR = 3
+
+
+def row_block(n: int) -> int:
+    """Rows per block when each row is scored against all ``n``: at most ``BLOCK``, and few enough
+    that a block's scores and their int64 ranking stay bounded as an archive grows to 20,000+."""
+    return max(1, min(BLOCK, BLOCK_ENTRIES // max(n, 1)))
 
 
 def nearest(
@@ -76,8 +83,9 @@ def nearest(
             best = np.argpartition(-sims, k - 1)[:k]
             top[i], top_sims[i] = candidates[i][best], sims[best]
         return top, top_sims
-    for start in range(0, n, BLOCK):
-        stop = min(start + BLOCK, n)
+    block = row_block(n)
+    for start in range(0, n, block):
+        stop = min(start + block, n)
         sims = similarity(vectors[start:stop], vectors)
         sims[np.arange(stop - start), np.arange(start, stop)] = -1.0
         best = np.argpartition(-sims, k - 1, axis=1)[:, :k]

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from skillopt_sleep.mine import Archive, MineConfig, mine
-from skillopt_sleep.mine.cluster import cluster_vectors, nearest
+from skillopt_sleep.mine.cluster import BLOCK, BLOCK_ENTRIES, cluster_vectors, nearest, row_block
 from skillopt_sleep.mine.embed._bags import (
     HALF_TO_SINGLE,
     TokenRow,
@@ -102,6 +102,17 @@ def test_shortlisted_neighbours_match_exact_ones(rows) -> None:
     assert np.all(np.sort(fast_sims, axis=1) <= np.sort(exact_sims, axis=1) + 1e-6)
     labels = cluster_vectors(bags, bag_similarity, 0.3, shortlist=pooled_shortlist)
     assert labels.shape == (40,)
+
+
+def test_row_blocks_stay_bounded_and_do_not_change_the_shortlist(rows) -> None:
+    """Scoring a block of rows against all rows holds block x n scores: the block shrinks as the
+    archive grows (20,000 requests: 209 rows), and which rows a block holds changes nothing."""
+    assert row_block(40) == BLOCK and row_block(20_000) * 20_000 <= BLOCK_ENTRIES
+    assert row_block(10**9) == 1
+    bags = stack_rows(rows, dim=DIM)
+    whole = pooled_shortlist(bags, 5)
+    for block in (1, 7):
+        assert np.array_equal(np.sort(pooled_shortlist(bags, 5, block=block)), np.sort(whole))
 
 
 @pytest.mark.skipif(

@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from skillopt_sleep.mine.cluster import row_block
+
 IDF_POWER = 2.0
 BLOCK_ENTRIES = 1 << 23  # token-pair similarities held at once (32 MiB of float32)
 _HEADER = np.dtype("<u4")
@@ -177,7 +179,7 @@ def blended_similarity(a: TokenBags, b: TokenBags) -> np.ndarray:
     return np.asarray((bag_similarity(a, b) + pooled) / 2.0, dtype=np.float32)
 
 
-def pooled_shortlist(bags: TokenBags, k: int, block: int = 1024) -> np.ndarray:
+def pooled_shortlist(bags: TokenBags, k: int, block: int = 0) -> np.ndarray:
     """For each bag, the ``k`` other bags with the most similar pooled vectors (``n x k``).
 
     A cheap pre-filter: exact alignment scores are then computed only for these candidates."""
@@ -186,6 +188,7 @@ def pooled_shortlist(bags: TokenBags, k: int, block: int = 1024) -> np.ndarray:
     if k <= 0:
         return np.zeros((n, 0), dtype=np.int64)
     out = np.empty((n, k), dtype=np.int64)
+    block = block or row_block(n)
     for start in range(0, n, block):
         stop = min(start + block, n)
         sims = bags.pooled[start:stop] @ bags.pooled.T

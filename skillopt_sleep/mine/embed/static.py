@@ -111,6 +111,9 @@ class StaticRows:
         return StaticRows(self.dense[rows], self.lexical[rows])
 
 
+TOKEN_CHUNK = 1 << 15  # token rows dequantised at once (64 MiB of float64 at 256 dimensions)
+
+
 def mean_token_vectors(table: StaticTable, texts: Sequence[str]) -> np.ndarray:
     """Unit weighted means of each text's token rows (prior x idf ** ``IDF_POWER``)."""
     ids = [table.token_ids(t) for t in texts]
@@ -123,7 +126,9 @@ def mean_token_vectors(table: StaticTable, texts: Sequence[str]) -> np.ndarray:
     vocab, df = np.unique(np.unique(np.stack([flat, owner]), axis=1)[0], return_counts=True)
     idf = np.log((len(texts) + 1) / (df + 1.0)) + 1.0  # smoothed as TF-IDF's: never zero
     weights = table.prior[flat] * idf[np.searchsorted(vocab, flat)] ** IDF_POWER
-    np.add.at(out, owner, table.vectors(flat) * weights[:, None])
+    for start in range(0, len(flat), TOKEN_CHUNK):  # the same sums, in the same order
+        part = slice(start, start + TOKEN_CHUNK)
+        np.add.at(out, owner[part], table.vectors(flat[part]) * weights[part, None])
     out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
     return out.astype(np.float32)
 
