@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests._isolation import isolate_sleep_state
 
+from tests._isolation import isolate_sleep_state
 from tests.engine._world import World, make_world
 
 

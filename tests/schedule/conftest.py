@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from tests._isolation import isolate_sleep_state
 
 from skillopt_sleep.schedule import Completed, Host
+from tests._isolation import isolate_sleep_state
 
 
 @pytest.fixture(autouse=True)
