@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from skillopt_sleep.harvest import _forked
+from skillopt_sleep import _forked
 from skillopt_sleep.harvest._build import Draft, clean_path, draft, in_project
 from skillopt_sleep.harvest._events import BadTimestamp, FileState, seal
 from skillopt_sleep.harvest._index import pack

@@ -55,6 +55,7 @@ DECIMALS = 3
 MAX_COMPONENT = 2500
 EDGE_STEP = 0.05
 SHORTLIST_FACTOR = 3
+SCORE_ROWS = 256  # rows whose shortlists one worker scores per message
 
 
 def row_block(n: int) -> int:
@@ -78,10 +79,7 @@ def nearest(
         return top, top_sims
     if shortlist is not None:
         candidates = shortlist(vectors, min(n - 1, SHORTLIST_FACTOR * k))
-        for i in range(n):
-            sims = similarity(vectors[i : i + 1], vectors[candidates[i]])[0]
-            best = np.argpartition(-sims, k - 1)[:k]
-            top[i], top_sims[i] = candidates[i][best], sims[best]
+        _score_shortlists(vectors, similarity, candidates, top, top_sims)
         return top, top_sims
     block = row_block(n)
     for start in range(0, n, block):
@@ -92,6 +90,36 @@ def nearest(
         top[start:stop] = best
         top_sims[start:stop] = np.take_along_axis(sims, best, axis=1)
     return top, top_sims
+
+
+def _score_shortlists(
+    vectors: Any, similarity: Similarity, candidates: np.ndarray, top: Any, top_sims: Any
+) -> None:
+    """Fill ``top``/``top_sims`` with each row's best among its candidates, scored exactly.
+
+    Rows are independent, so blocks of them are scored in forked workers when there are many;
+    BLAS runs on one thread in every path, so the figures are the same however many ran."""
+    from threadpoolctl import threadpool_limits
+
+    from skillopt_sleep import _forked
+
+    n, k = top.shape
+
+    def best_of(start: int) -> tuple[np.ndarray, np.ndarray]:
+        stop = min(start + SCORE_ROWS, n)
+        rows = np.empty((stop - start, k), dtype=np.int64)
+        sims = np.empty((stop - start, k), dtype=np.float32)
+        for at, i in enumerate(range(start, stop)):
+            scored = similarity(vectors[i : i + 1], vectors[candidates[i]])[0]
+            best = np.argpartition(-scored, k - 1)[:k]
+            rows[at], sims[at] = candidates[i][best], scored[best]
+        return rows, sims
+
+    starts = range(0, n, SCORE_ROWS)
+    with threadpool_limits(limits=1, user_api="blas"):
+        for start, (rows, sims) in zip(starts, _forked.in_order(best_of, starts), strict=True):
+            top[start : start + len(rows)] = rows
+            top_sims[start : start + len(rows)] = sims
 
 
 def neighbour_graph(

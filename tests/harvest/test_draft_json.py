@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from harvest._fixtures import WEBAPP
-from skillopt_sleep.harvest import HarvestRun, _forked, _harvest, _reading, open_index
+from skillopt_sleep import _forked
+from skillopt_sleep.harvest import HarvestRun, _harvest, _reading, open_index
 from skillopt_sleep.harvest._output import session_json
 
 

@@ -8,12 +8,14 @@ import importlib.util
 import numpy as np
 import pytest
 
+from skillopt_sleep import _forked
 from skillopt_sleep.mine import Archive, MineConfig, mine
 from skillopt_sleep.mine.cluster import BLOCK, BLOCK_ENTRIES, cluster_vectors, nearest, row_block
 from skillopt_sleep.mine.embed._bags import (
     HALF_TO_SINGLE,
     TokenRow,
     bag_similarity,
+    blended_similarity,
     pooled_shortlist,
     stack_rows,
 )
@@ -113,6 +115,19 @@ def test_row_blocks_stay_bounded_and_do_not_change_the_shortlist(rows) -> None:
     whole = pooled_shortlist(bags, 5)
     for block in (1, 7):
         assert np.array_equal(np.sort(pooled_shortlist(bags, 5, block=block)), np.sort(whole))
+
+
+def test_shortlists_scored_in_workers_match_those_scored_in_process(monkeypatch) -> None:
+    """Blocks of rows go to forked workers; every path pins BLAS to one thread: same bits."""
+    rng = np.random.default_rng(3)
+    many = [_row(list(rng.integers(0, 40, size=rng.integers(1, 12))), i) for i in range(600)]
+    bags = stack_rows(many, dim=DIM)
+    monkeypatch.setattr(_forked, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(_forked, "available", lambda: True)  # an earlier test's idle thread
+    forked = nearest(bags, blended_similarity, 5, shortlist=pooled_shortlist)
+    monkeypatch.setattr(_forked, "available", lambda: False)
+    alone = nearest(bags, blended_similarity, 5, shortlist=pooled_shortlist)
+    assert np.array_equal(forked[0], alone[0]) and np.array_equal(forked[1], alone[1])
 
 
 @pytest.mark.skipif(

@@ -38,3 +38,21 @@ def test_numpy_encoder_never_imports_torch() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[0, 0, 1]"
+
+
+def test_chunks_encoded_in_workers_give_the_same_rows(monkeypatch) -> None:
+    """Chunks go to forked workers (BLAS on one thread everywhere): the same bits as in-process."""
+    from skillopt_sleep import _forked
+    from skillopt_sleep.mine.embed import minilm_numpy
+
+    texts = [f"{text} (case {i})" for i in range(6) for text in TEXTS]
+    embedder = create_embedder("minilm-numpy")
+    monkeypatch.setattr(minilm_numpy, "CHUNK", 5)
+    monkeypatch.setattr(_forked, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(_forked, "available", lambda: True)  # an earlier test's idle thread
+    forked = embedder.encode_rows(texts)
+    monkeypatch.setattr(_forked, "available", lambda: False)
+    alone = embedder.encode_rows(texts)
+    assert len(forked) == len(texts)
+    for a, b in zip(forked, alone, strict=True):
+        assert np.array_equal(a.ids, b.ids) and np.array_equal(a.vectors, b.vectors)

@@ -108,12 +108,18 @@ class MiniLMNumpyEmbedder(MiniLMEmbedder):
             return []
         from threadpoolctl import threadpool_limits
 
-        encoder = self._load()
+        from skillopt_sleep import _forked
+
+        encoder = self._load()  # before any fork: workers share the loaded weights
+
+        def chunk_rows(start: int) -> list[TokenRow]:  # bounded working memory per chunk
+            chunk = encoder.batch_token_vectors(list(texts[start : start + CHUNK]))
+            return [_row(ids, vectors) for ids, vectors in chunk]
+
         rows: list[TokenRow] = []
-        with threadpool_limits(limits=1, user_api="blas"):
-            for start in range(0, len(texts), CHUNK):  # bounded working memory
-                chunk = encoder.batch_token_vectors(list(texts[start : start + CHUNK]))
-                rows.extend(_row(ids, vectors) for ids, vectors in chunk)
+        with threadpool_limits(limits=1, user_api="blas"):  # in workers too: the same vectors
+            for part in _forked.in_order(chunk_rows, range(0, len(texts), CHUNK)):
+                rows.extend(part)
         return rows
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from skillopt_sleep.harvest import _forked
+from skillopt_sleep import _forked
 
 pytestmark = pytest.mark.skipif(not _forked.available(), reason="fork is not usable here")
 
@@ -73,3 +73,25 @@ def test_a_killed_worker_is_a_clear_error_with_a_way_out() -> None:
         list(_forked.ordered_map(_killed_on_seven, list(range(20)), 2, 2))
     assert isinstance(raised.value, SkillOptError)
     assert "run it again" in str(raised.value)
+
+
+def _pid(_: int) -> int:
+    return os.getpid()
+
+
+def test_in_order_forks_only_when_there_is_more_than_one_batch(monkeypatch) -> None:
+    monkeypatch.setattr(_forked, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(_forked, "available", lambda: True)  # an earlier test's idle thread
+    assert set(_forked.in_order(_pid, range(4), batch=4)) == {os.getpid()}
+    spread = list(_forked.in_order(_pid, range(40), batch=4))
+    assert len(spread) == 40 and os.getpid() not in spread and len(set(spread)) == 2
+
+
+def test_in_order_works_in_process_where_fork_is_not_safe(monkeypatch) -> None:
+    monkeypatch.setattr(_forked, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(_forked, "available", lambda: False)
+    assert list(_forked.in_order(_square, range(40), batch=4)) == [n * n for n in range(40)]
+    assert set(_forked.in_order(_pid, range(40), batch=4)) == {os.getpid()}
+    monkeypatch.setattr(_forked, "available", lambda: True)
+    monkeypatch.setattr(_forked, "usable_cpus", lambda: 1)
+    assert set(_forked.in_order(_pid, range(40), batch=4)) == {os.getpid()}

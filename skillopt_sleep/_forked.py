@@ -20,7 +20,7 @@ import signal
 import struct
 import sys
 import threading
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import BinaryIO, TypeVar
 
 from skillopt_core.errors import SkillOptError
@@ -45,6 +45,30 @@ class WorkerError(SkillOptError, RuntimeError):
 def available() -> bool:
     """Forking is safe here: POSIX, and no other thread whose locks a child could inherit held."""
     return hasattr(os, "fork") and sys.platform != "darwin" and threading.active_count() == 1
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, where the platform has one)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    if affinity is not None:
+        with contextlib.suppress(OSError):
+            return max(1, len(affinity(0)))
+    return os.cpu_count() or 1
+
+
+MAX_WORKERS = 8
+
+
+def in_order(work: Callable[[T], R], items: Sequence[T], batch: int = 1) -> Iterator[R]:
+    """``map(work, items)``, over forked workers (one per usable CPU, at most ``MAX_WORKERS``)
+    when there is more than one batch and forking is safe here, else in this process.
+
+    For work whose result does not depend on where it runs: a caller that wants results that do
+    not depend on the worker count pins what could differ (BLAS threads) in both paths."""
+    workers = min(usable_cpus(), MAX_WORKERS)
+    if workers < 2 or len(items) <= batch or not available():
+        return map(work, items)
+    return ordered_map(work, items, workers, batch)
 
 
 def ordered_map(
@@ -86,13 +110,13 @@ def ordered_map(
 def _receive(pipe: BinaryIO, pid: int) -> list[R]:
     header = pipe.read(_HEADER.size)
     if len(header) < _HEADER.size:
-        raise WorkerError(f"harvest worker {pid} exited without its results")
+        raise WorkerError(f"worker {pid} exited without its results")
     length, ok = _HEADER.unpack(header)
     payload = pipe.read(length)
     if len(payload) < length:
-        raise WorkerError(f"harvest worker {pid} exited mid-result")
+        raise WorkerError(f"worker {pid} exited mid-result")
     if not ok:
-        raise WorkerError(f"harvest worker {pid} failed:\n{payload.decode('utf-8', 'replace')}")
+        raise WorkerError(f"worker {pid} failed:\n{payload.decode('utf-8', 'replace')}")
     results: list[R] = pickle.loads(payload)
     return results
 
