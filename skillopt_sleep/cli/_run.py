@@ -40,29 +40,53 @@ def emit_json(value: Any) -> None:
     typer.echo(dumps(value, indent=2))
 
 
+REFRESH_S = 0.1  # the fastest a progress bar redraws
+
+
+@contextmanager
+def threadless_bar(console: Any, *columns: Any) -> Iterator[Callable[[str, int, int], None]]:
+    """A transient Rich bar with a task per label, fed ``(label, done, total)``.
+
+    Redrawn from its own updates (at most every ``REFRESH_S``) rather than by Rich's refresh
+    thread: harvest and mining fork their workers only from a single-threaded process.
+    """
+    import time
+
+    from rich.progress import Progress
+
+    with Progress(*columns, console=console, transient=True, auto_refresh=False) as bar:
+        tasks: dict[str, Any] = {}
+        drawn = [0.0]
+
+        def update(label: str, done: int, total: int) -> None:
+            if label not in tasks:
+                tasks[label] = bar.add_task(label, total=total)
+            bar.update(tasks[label], completed=done, total=total)
+            now = time.monotonic()
+            if now - drawn[0] >= REFRESH_S or done == total:
+                drawn[0] = now
+                bar.refresh()
+
+        yield update
+
+
 @contextmanager
 def progress_bar(enabled: bool) -> Iterator[Callable[[str, int, int], None]]:
     """A ``(stage, done, total)`` callback drawing a rich progress bar on a terminal."""
     if not enabled or not sys.stderr.isatty():
         yield lambda stage, done, total: None
         return
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.console import Console
+    from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
 
-    with Progress(
+    columns = (
         TextColumn("{task.description:<10}"),
         BarColumn(),
         TextColumn("{task.completed}/{task.total}"),
         TimeElapsedColumn(),
-        transient=True,
-    ) as bar:
-        tasks: dict[str, Any] = {}
-
-        def update(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = bar.add_task(stage, total=max(total, 1))
-            bar.update(tasks[stage], completed=done, total=max(total, 1))
-
-        yield update
+    )
+    with threadless_bar(Console(stderr=True), *columns) as update:
+        yield lambda stage, done, total: update(stage, done, max(total, 1))
 
 
 def load(project: Path, flag_values: Mapping[str, Any]) -> Any:

@@ -151,22 +151,16 @@ def _harvest(
         return run.stats
 
 
-_REFRESH_S = 0.1
-
-
 @contextlib.contextmanager
 def _progress(console: Console, run: HarvestRun) -> Iterator[None]:
-    """A transient progress bar fed by the run (only on a terminal: none in pipes and logs).
-
-    Redrawn from the run's own updates, at most every ``_REFRESH_S``, rather than by Rich's
-    refresh thread: the run forks its reading workers only from a single-threaded process.
-    """
+    """A transient progress bar fed by the run (only on a terminal: none in pipes and logs),
+    redrawn without a thread (``threadless_bar``): the run forks its reading workers."""
     if not console.is_terminal:
         yield
         return
-    import time
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from skillopt_sleep.cli._run import threadless_bar
 
     columns = (
         TextColumn("{task.description}"),
@@ -174,20 +168,8 @@ def _progress(console: Console, run: HarvestRun) -> Iterator[None]:
         MofNCompleteColumn(),
         TimeElapsedColumn(),
     )
-    with Progress(*columns, console=console, transient=True, auto_refresh=False) as bar:
-        tasks: dict[str, Any] = {}
-        drawn = [0.0]
-
-        def update(name: str, done: int, total: int) -> None:
-            if name not in tasks:
-                tasks[name] = bar.add_task(f"harvest {escape(name)}", total=total)
-            bar.update(tasks[name], completed=done, total=total)
-            now = time.monotonic()
-            if now - drawn[0] >= _REFRESH_S or done == total:
-                drawn[0] = now
-                bar.refresh()
-
-        run.progress = update
+    with threadless_bar(console, *columns) as update:
+        run.progress = lambda name, done, total: update(f"harvest {escape(name)}", done, total)
         yield
 
 
