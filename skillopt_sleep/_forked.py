@@ -34,11 +34,14 @@ _PIPE_BYTES = 1 << 20  # how far a worker may run ahead of the consumer (Linux; 
 
 class WorkerError(SkillOptError, RuntimeError):
     """A worker failed or was killed (out of memory, a signal): the message carries its
-    traceback when it had one. Nothing has been committed when this is raised."""
+    traceback when it had one. Callers commit nothing a worker computed before all of it is in
+    (a harvest's index, a night's families), so running again loses nothing."""
 
     def __init__(self, message: str) -> None:
         super().__init__(
-            message, hint="nothing was committed; run it again (a killed worker loses nothing)"
+            message,
+            hint="run it again: nothing a failed worker computed was kept "
+            "(if it was killed for memory, close other programs first)",
         )
 
 
