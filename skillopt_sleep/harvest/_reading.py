@@ -10,7 +10,6 @@ which inherit the parent's configured redactor, so user patterns apply there too
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -30,7 +29,6 @@ _SHAPE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 _SKIP_REASONS = {Feed.UNKNOWN: "unknown record type", Feed.SIDECHAIN: "sidechain record"}
 PARALLEL_MIN_FILES = 64
 PARALLEL_MIN_BYTES = 32 << 20
-MAX_WORKERS = 8
 BATCH_FILES = 16  # files per batch a worker sends back at once
 BATCHES_PER_WORKER = 8  # at least this many (smaller) batches each, so the load stays even
 
@@ -266,12 +264,12 @@ def _unflat(job: ReadJob, flat: _Flat) -> ReadOutcome:
 
 def _parallel(groups: Sequence[tuple[Source, Sequence[ReadJob]]]) -> int:
     """How many worker processes to use (0: read in this process)."""
-    cpus = os.cpu_count() or 1
+    cpus = _forked.usable_cpus()
     jobs = [j for _, js in groups for j in js]
     pending = sum(max(0, j.fid.size - j.offset) for j in jobs)
     if cpus < 2 or len(jobs) < PARALLEL_MIN_FILES or pending < PARALLEL_MIN_BYTES:
         return 0
-    return min(cpus, MAX_WORKERS) if _forked.available() else 0
+    return min(cpus, _forked.MAX_WORKERS) if _forked.available() else 0
 
 
 def read_all(

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 Similarity = Callable[[Any, Any], np.ndarray]
 Shortlist = Callable[[Any, int], np.ndarray]  # (vectors, m) -> n x m candidate neighbour rows
 BLOCK = 1024
-BLOCK_ENTRIES = 1 << 22  # scores of a block of rows against all rows held at once (16 MiB)
+ROW_BLOCK_SCORES = 1 << 22  # scores of a block of rows against all rows held at once (16 MiB)
 KNN = 30
 SCALE_K = 0
 DECIMALS = 3
@@ -61,7 +61,7 @@ SCORE_ROWS = 256  # rows whose shortlists one worker scores per message
 def row_block(n: int) -> int:
     """Rows per block when each row is scored against all ``n``: at most ``BLOCK``, and few enough
     that a block's scores and their int64 ranking stay bounded as an archive grows to 20,000+."""
-    return max(1, min(BLOCK, BLOCK_ENTRIES // max(n, 1)))
+    return max(1, min(BLOCK, ROW_BLOCK_SCORES // max(n, 1)))
 
 
 def nearest(

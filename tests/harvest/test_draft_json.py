@@ -30,7 +30,7 @@ def test_worker_rendering_is_session_json(
     homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from_records = [session_json(s) for s in _run(homes)]
-    monkeypatch.setattr(_reading.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(_forked, "usable_cpus", lambda: 2)
     monkeypatch.setattr(_reading, "PARALLEL_MIN_FILES", 1)
     monkeypatch.setattr(_reading, "PARALLEL_MIN_BYTES", 0)
     rendered: list[bytes] = []

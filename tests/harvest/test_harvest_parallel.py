@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from harvest._fixtures import PLANTED_KEY
+from skillopt_sleep import _forked
 from skillopt_sleep.harvest import _reading, harvest
 from skillopt_sleep.jsonable import dumps
 
@@ -19,7 +20,7 @@ def test_workers_match_in_process(homes: dict[str, Path], monkeypatch: pytest.Mo
         )
         return dumps([list(result.sessions), dict(result.stats)])
 
-    monkeypatch.setattr(_reading.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(_forked, "usable_cpus", lambda: 2)
     serial = run()
     monkeypatch.setattr(_reading, "PARALLEL_MIN_FILES", 1)
     monkeypatch.setattr(_reading, "PARALLEL_MIN_BYTES", 0)

@@ -10,7 +10,13 @@ import pytest
 
 from skillopt_sleep import _forked
 from skillopt_sleep.mine import Archive, MineConfig, mine
-from skillopt_sleep.mine.cluster import BLOCK, BLOCK_ENTRIES, cluster_vectors, nearest, row_block
+from skillopt_sleep.mine.cluster import (
+    BLOCK,
+    ROW_BLOCK_SCORES,
+    cluster_vectors,
+    nearest,
+    row_block,
+)
 from skillopt_sleep.mine.embed._bags import (
     HALF_TO_SINGLE,
     TokenRow,
@@ -109,7 +115,7 @@ def test_shortlisted_neighbours_match_exact_ones(rows) -> None:
 def test_row_blocks_stay_bounded_and_do_not_change_the_shortlist(rows) -> None:
     """Scoring a block of rows against all rows holds block x n scores: the block shrinks as the
     archive grows (20,000 requests: 209 rows), and which rows a block holds changes nothing."""
-    assert row_block(40) == BLOCK and row_block(20_000) * 20_000 <= BLOCK_ENTRIES
+    assert row_block(40) == BLOCK and row_block(20_000) * 20_000 <= ROW_BLOCK_SCORES
     assert row_block(10**9) == 1
     bags = stack_rows(rows, dim=DIM)
     whole = pooled_shortlist(bags, 5)
