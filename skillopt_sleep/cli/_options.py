@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -68,21 +67,10 @@ def escape(text: str) -> str:
     return rich_escape(text)
 
 
-def _tolerant_streams() -> None:
-    """Under an ASCII locale (``LC_ALL=C``, no UTF-8 mode) print what cannot be encoded as
-    ``?`` instead of dying with UnicodeEncodeError."""
-    for stream in (sys.stdout, sys.stderr):
-        encoding = (getattr(stream, "encoding", "") or "").lower().replace("-", "")
-        if encoding != "utf8" and hasattr(stream, "reconfigure"):
-            with contextlib.suppress(ValueError, OSError):
-                stream.reconfigure(errors="replace")
-
-
 def terminal(*, stderr: bool = False) -> Console:
-    """A Rich console on stdout (or stderr) that survives any locale."""
+    """A Rich console on stdout (or stderr); ``main`` already made both survive any locale."""
     from rich.console import Console
 
-    _tolerant_streams()
     return Console(stderr=stderr)
 
 
@@ -90,11 +78,10 @@ def terminal(*, stderr: bool = False) -> Console:
 def exits_on_error() -> Iterator[None]:
     """Our errors (busy index, unwritable output, ...) as a message and their exit code, printed
     by the one printer every command uses (:mod:`skillopt_core.cli_errors`)."""
-    from skillopt_core.cli_errors import fail, tolerate_narrow_terminals
+    from skillopt_core.cli_errors import fail
     from skillopt_core.errors import SkillOptError
 
     try:
         yield
     except SkillOptError as exc:
-        tolerate_narrow_terminals()
         raise fail(exc) from None

@@ -73,7 +73,7 @@ def mine_command(
     from skillopt_sleep.mine import MineConfig
 
     checked_since(since)
-    console = terminal(stderr=as_json)  # also makes stdout survive an ASCII locale
+    console = terminal(stderr=as_json)
     root = project_root(project)
     homes = harness_homes(claude_home, codex_home, copilot_home, vscode_home)
     with exits_on_error():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -132,3 +133,24 @@ def test_status_counts_sessions_the_hook_recorded(world: World, tmp_path: Path) 
 def test_a_proposal_id_cannot_name_a_path(world: World) -> None:
     code, _, err = _invoke("report", "../../etc", "-p", str(world.webapp))
     assert code == EXIT_USAGE and "not a proposal id" in err
+
+
+def test_a_night_and_its_report_survive_an_ascii_locale(world: World, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The night's summary and report hold dashes and bullets; under ``LC_ALL=C`` (no UTF-8
+    mode) they print as escapes instead of dying with UnicodeEncodeError after the night ran."""
+    monkeypatch.setenv("SKILLOPT_SLEEP_NIGHT_SINCE", "3650d")
+    ascii_locale = {"PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0", "LC_ALL": "C", "LANG": "C"}
+
+    def cli(*args: str) -> subprocess.CompletedProcess[bytes]:
+        argv = [sys.executable, "-m", "skillopt_sleep", *args]
+        return subprocess.run(argv, capture_output=True, env={**os.environ, **ascii_locale},
+                              timeout=300, check=False)  # fmt: skip
+
+    night = cli("run", "-p", str(world.webapp), *_homes(world))
+    assert night.returncode == 0, night.stderr.decode("ascii", "replace")
+    assert b"night " in night.stdout and b"Traceback" not in night.stderr
+    report = cli("report", "-p", str(world.webapp))
+    assert report.returncode == 0, report.stderr.decode("ascii", "replace")
+    assert b"session cookie" in report.stdout
+    status = cli("status", "-p", str(world.webapp))
+    assert status.returncode == 0, status.stderr.decode("ascii", "replace")
