@@ -14,7 +14,7 @@ from typing import Any
 
 import typer
 
-from skillopt_core.cli_errors import fail, reports_errors, tolerate_narrow_terminals
+from skillopt_core.cli_errors import fail, reports_errors, run_cli, tolerate_narrow_terminals
 from skillopt_core.errors import EXIT_CODES_HELP, UsageError
 
 app = typer.Typer(
@@ -270,4 +270,4 @@ def evaluate(
 
 def main() -> None:
     tolerate_narrow_terminals()
-    app()
+    run_cli(app)

@@ -8,7 +8,10 @@ traceback.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import functools
+import os
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -17,7 +20,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from skillopt_core.errors import SkillOptError, exit_code_for
+from skillopt_core.errors import EXIT_ERROR, SkillOptError, exit_code_for
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -49,6 +52,37 @@ def reports_errors(command: F) -> F:
             raise typer.Exit(exit_code_for(exc)) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+# What a write to standard output fails with when the reader or the disk is gone (EPIPE: the
+# reader closed the pipe, as `| head` does; the others: a full disk or quota, a dead device).
+_OUTPUT_ERRNOS = {errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
+
+
+def run_cli(entry: Callable[[], object]) -> None:
+    """Run a CLI's entry point; output that cannot be written ends it with a message, not a
+    traceback. A closed pipe exits 1 quietly (as click does); a full disk says so. Commands that
+    record state do it only after their output is written, so nothing is lost either way."""
+    try:
+        entry()
+    except OSError as exc:
+        if exc.errno not in _OUTPUT_ERRNOS:
+            raise
+        _silence_stdout()  # the interpreter's own flush at exit must not fail again
+        if exc.errno != errno.EPIPE:
+            print_error(
+                f"could not write: {exc.strerror or exc}",
+                hint="free space on that disk (or send the output elsewhere) and run "
+                "the command again",
+            )
+        raise SystemExit(EXIT_ERROR) from None
+
+
+def _silence_stdout() -> None:
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def tolerate_narrow_terminals() -> None:

@@ -45,9 +45,13 @@ def __getattr__(name: str) -> Any:  # PEP 562: `from skillopt_sleep.cli import a
 
 
 def main() -> None:
-    from skillopt_core.cli_errors import tolerate_narrow_terminals
+    from skillopt_core.cli_errors import run_cli, tolerate_narrow_terminals
 
     tolerate_narrow_terminals()  # an ASCII locale prints escapes instead of dying mid-output
+    run_cli(_dispatch)
+
+
+def _dispatch() -> None:
     if sys.argv[1:2] == ["harvest"]:
         from skillopt_sleep.cli.harvest import run_plain
 

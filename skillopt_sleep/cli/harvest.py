@@ -7,10 +7,9 @@ next night will mine; ``--commit`` advances it.
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -75,7 +74,7 @@ def harvest_command(
     root = project_root(project)
     homes = harness_homes(claude_home, codex_home, copilot_home, vscode_home)
     with exits_on_error():
-        stats = _harvest(
+        _harvest(
             root,
             tuple(source),
             since,
@@ -85,8 +84,8 @@ def harvest_command(
             commit=commit,
             as_json=as_json,
             output=output,
+            report=lambda stats: _summary(terminal(stderr=as_json), stats),
         )
-    _summary(terminal(stderr=as_json), stats)
 
 
 def _check(source: list[str], since: str | None) -> None:
@@ -110,8 +109,11 @@ def _harvest(
     commit: bool,
     as_json: bool,
     output: Path | None,
-) -> Mapping[str, HarvestStats]:
-    """Stream the run's sessions to the sinks, close them durably, then (maybe) commit."""
+    report: Callable[[Mapping[str, HarvestStats]], None],
+) -> None:
+    """Stream the run's sessions to the sinks, close them durably, ``report`` the stats, then
+    (maybe) commit: output that could not be written (a full disk, a closed pipe) leaves the
+    index where it was, so the next run delivers the same sessions again."""
     from skillopt_sleep.harvest import HarvestRun, open_index
     from skillopt_sleep.harvest._output import JsonSink
 
@@ -141,6 +143,7 @@ def _harvest(
                     run.drain()  # the summary alone: no session needs building
             for sink in sinks:
                 sink.close()
+            report(run.stats)
         except BaseException:
             for sink in sinks:
                 sink.abort()
@@ -148,7 +151,6 @@ def _harvest(
             raise
         if commit:
             index.commit()
-        return run.stats
 
 
 @contextlib.contextmanager
@@ -315,10 +317,4 @@ def run_plain(argv: Sequence[str]) -> bool:
         sys.exit(stop.exit_code)
     except KeyboardInterrupt:
         sys.exit(130)
-    except OSError as exc:  # a closed pipe (`| head`): exit 1 quietly, as typer does
-        if exc.errno != errno.EPIPE:
-            raise
-        with contextlib.suppress(OSError, ValueError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(1)
     return True
