@@ -30,7 +30,7 @@ from skillopt_core.errors import UsageError
 from skillopt_sleep.harvest._build import Draft, clean_path, draft, fingerprint
 from skillopt_sleep.harvest._events import FileState
 from skillopt_sleep.harvest._index import Delivered, FileRow, HarvestIndex, digest
-from skillopt_sleep.harvest._lines import continues, stat_id, unchanged
+from skillopt_sleep.harvest._lines import NotARegularFile, continues, stat_id, unchanged
 from skillopt_sleep.harvest._reading import (
     ReadJob,
     ReadOutcome,
@@ -97,6 +97,9 @@ def _plan(
                 tally.skipped_files["older than --since (left unread)"] += 1
                 continue
             resumable = row is not None and continues(path, row.fid, fid, row.offset)
+        except NotARegularFile:
+            tally.skipped_files["not a regular file (a pipe or a device)"] += 1
+            continue
         except OSError:
             tally.skipped_files["unreadable file"] += 1
             continue

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,8 +32,15 @@ class FileId:
     head_hash: str = ""
 
 
+class NotARegularFile(OSError):
+    """A transcript path that is a FIFO, a device or a socket (or a link to one): opening a FIFO
+    waits for a writer forever and a device never ends, so such a path is never read."""
+
+
 def stat_id(path: str | Path) -> FileId:
     st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise NotARegularFile(f"{path} is not a regular file")
     return FileId(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 

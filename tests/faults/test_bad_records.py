@@ -93,3 +93,20 @@ def test_an_unreadable_codex_folder_is_reported(
 def test_records_build_the_expected_session(tmp_path: Path) -> None:
     """The helper itself: two requests, two replies."""
     assert len(records("s", ["a", "b"])) == 4
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_pipe_or_device_posing_as_a_codex_rollout_is_skipped_not_read(tmp_path: Path) -> None:
+    """Opening a FIFO waits for a writer forever, and /dev/zero never ends: both hung harvest."""
+    day = tmp_path / ".codex" / "sessions" / "2026" / "11" / "20"
+    day.mkdir(parents=True)
+    os.mkfifo(day / "rollout-2026-11-20T10-00-00-66666666-6666-4666-9666-666666666666.jsonl")
+    (day / "rollout-2026-11-20T10-00-01-77777777-7777-4777-9777-777777777777.jsonl").symlink_to(
+        "/dev/zero"
+    )
+    result = harvest(PROJECT, sources=("codex",), index=":memory:", homes={"codex": day.parents[3]})
+    assert result.sessions == ()
+    assert dict(result.stats["codex"].skipped_files) == {
+        "not a regular file (a pipe or a device)": 2
+    }
