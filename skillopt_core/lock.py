@@ -6,6 +6,7 @@ life of the run: a killed process releases it automatically, so there are no sta
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Iterator
@@ -42,7 +43,9 @@ def exclusive(directory: Path, what: str = "run") -> Iterator[None]:
     path = directory / ".lock"
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        with contextlib.suppress(OSError):  # a lock file an older version made 0644
+            os.fchmod(fd, 0o600)
     except OSError as exc:
         raise StorageError(
             f"cannot use {directory} for the {what}: {exc.strerror or exc}",

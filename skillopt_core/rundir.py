@@ -19,11 +19,18 @@ WRITE_HINT = (
 )
 
 
-def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
+PRIVATE_DIR = 0o700  # a run's artifacts hold the user's tasks and the models' replies
+
+
+def atomic_write_bytes(
+    path: Path, data: bytes, mode: int | None = None, *, private_dirs: bool = False
+) -> None:
     """Write ``data`` to ``path`` through a synced temp file and a rename: readers see the old
-    bytes or the new ones, never a torn file. ``mode`` sets the new file's permission bits.
+    bytes or the new ones, never a torn file. ``mode`` sets the new file's permission bits (a
+    new file is otherwise 0600); ``private_dirs`` creates missing parent directories 0700.
     A failed write raises :class:`StorageError` (an ``OSError``) naming the path."""
     try:
+        _make_parents(path.parent, PRIVATE_DIR if private_dirs else None)
         _atomic_write(path, data, mode)
     except StorageError:
         raise
@@ -31,8 +38,19 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None
         raise StorageError(f"cannot write {path}: {exc.strerror or exc}", hint=WRITE_HINT) from exc
 
 
+def _make_parents(folder: Path, mode: int | None) -> None:
+    if mode is None or folder.is_dir():
+        folder.mkdir(parents=True, exist_ok=True)
+        return
+    _make_parents(folder.parent, mode)
+    try:
+        folder.mkdir(mode=mode)
+    except FileExistsError:  # another writer made it meanwhile
+        return
+    folder.chmod(mode)  # mkdir's mode is masked by the umask; make it exact
+
+
 def _atomic_write(path: Path, data: bytes, mode: int | None) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -48,7 +66,8 @@ def _atomic_write(path: Path, data: bytes, mode: int | None) -> None:
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
+    """A run artifact: the file 0600, any folder it creates 0700."""
+    atomic_write_bytes(path, text.encode("utf-8"), private_dirs=True)
 
 
 def atomic_write_json(path: Path, data: Any) -> None:

@@ -56,7 +56,7 @@ def write_private(path: Path, data: bytes | str) -> None:
     """Atomic, private write of one state file; a full disk is a StorageError, never half a file."""
     payload = data.encode("utf-8") if isinstance(data, str) else data
     try:
-        atomic_write_bytes(path, payload, mode=PRIVATE_FILE)
+        atomic_write_bytes(path, payload, mode=PRIVATE_FILE, private_dirs=True)
     except OSError as exc:
         raise StorageError(
             f"cannot write {path}: {exc.strerror or exc}",

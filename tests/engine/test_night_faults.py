@@ -64,10 +64,10 @@ def test_a_full_disk_while_staging_loses_nothing(
 
     real = state_module.atomic_write_bytes
 
-    def full(path: Path, data: bytes, mode: int | None = None) -> None:
+    def full(path: Path, data: bytes, mode: int | None = None, **options: bool) -> None:
         if "staging" in str(path):
             raise OSError(errno.ENOSPC, "No space left on device")
-        real(path, data, mode)
+        real(path, data, mode, **options)
 
     monkeypatch.setattr(state_module, "atomic_write_bytes", full)
     with pytest.raises(StorageError) as caught:
