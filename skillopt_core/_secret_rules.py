@@ -45,6 +45,12 @@ _AWS_PREFIXES = (
     "ANVA",
     "APKA",
 )
+# GitLab tokens: personal/project/group access, deploy, pipeline trigger, runner, OAuth
+# application secret, feed, incoming mail, agent, SCIM and feature-flag client. The literals
+# leave out the dash so the scan gate keys them all on ``g``, not on ``-`` (everywhere in code
+# and paths); short-lived CI job tokens (``glcbt-``) would key on ``b``, so they are left out.
+_GITLAB_KINDS = ("pat", "dt", "ptt", "rt", "oas", "ft", "imt", "agent", "soat", "ffct")
+_GITLAB_PREFIXES = tuple(f"gl{k}" for k in _GITLAB_KINDS)
 # Anchor words: the last word of a secret-bearing key. ``key`` only counts after one of the
 # ``KEY_QUALIFIERS`` (``api_key``, ``SECRET_KEY``), never alone (``key = "name"`` is a dict key).
 _KEY_WORDS = ("secret", "token", "passw", "passphrase", "key", "credential")
@@ -105,6 +111,29 @@ RULES: tuple[Rule, ...] = (
         r"g(?:h[pousr]_[A-Za-z0-9]{30,}|ithub_pat_[A-Za-z0-9_]{30,})",
     ),
     _scan(
+        "gitlab-token",
+        _GITLAB_PREFIXES,
+        rf"gl(?:{'|'.join(_GITLAB_KINDS)})-[0-9A-Za-z_-]{{20,}}",
+    ),
+    _scan(
+        "huggingface-token",
+        ("hf_",),
+        r"hf_(?=[a-z0-9]*[A-Z])(?=[A-Z0-9]*[a-z])[A-Za-z0-9]{34}(?![A-Za-z0-9_])",
+    ),
+    _scan("npm-token", ("npm_",), r"npm_[A-Za-z0-9]{36,}(?![A-Za-z0-9_])"),
+    _scan(
+        "sendgrid-key",
+        ("SG.",),
+        r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])",
+    ),
+    # Twilio API key SIDs are lowercase hex; gating on ``SK`` plus a hex digit keeps ``SKILL``
+    # (in every transcript of this tool) from waking the rule.
+    _scan(
+        "twilio-key",
+        tuple(f"SK{c}" for c in "0123456789abcdef"),
+        r"SK[0-9a-f]{32}(?![0-9A-Za-z])",
+    ),
+    _scan(
         "aws-access-key-id",
         _AWS_PREFIXES,
         rf"A(?:{'|'.join(p[1:] for p in _AWS_PREFIXES)})[A-Z0-9]{{16}}(?![A-Za-z0-9])",
@@ -139,7 +168,7 @@ RULES: tuple[Rule, ...] = (
     _scan(
         "url-credentials",
         ("://",),
-        r"://(?P<s>[^\s:/@\"'<>\[\]]+:[^\s/@\"'<>\[\]]+)(?=@)",
+        r"://(?P<s>[^\s:/@\"'<>\[\]]*:[^\s/@\"'<>\[\]]+)(?=@)",  # user may be empty
         "s",
         left=frozenset(),
     ),

@@ -3,7 +3,8 @@
 Fields: user and assistant text, tool input, tool output, JSON escapes (``\\u0073k-proj-...`` on
 disk, the raw secret once parsed), working directory, git branch, file names, and Codex lines
 that are never mirrored (legacy rollouts, a rollout read mid-turn, an in-scope rollout without a
-cwd). The secrets come from ``redaction._secrets`` (seeded, no real key lives here).
+cwd). The secrets come from ``redaction._secrets`` (seeded, no real key lives here), plus a
+password that is only a secret inside its URL.
 """
 
 from __future__ import annotations
@@ -18,10 +19,16 @@ from redaction._secrets import TOKENS
 from skillopt_sleep.harvest.claude import slug
 
 PROJECT = "/home/dev/webapp"
-SECRETS: dict[str, str] = dict(TOKENS)
+# Secrets planted inside a context (``{v}``) that makes them secret; the tests look for them alone.
+IN_CONTEXT: dict[str, str] = {"redis-password-url": "redis://:{v}@cache:6379/0"}
+SECRETS: dict[str, str] = {**TOKENS, "redis-password-url": "Kp3mN8bV2cX7zL5q"}
 # Secrets that can stand in a path component or a branch name (no "/" or "." in them).
-PATH_SAFE = {k: v for k, v in SECRETS.items() if "/" not in v and "." not in v and "+" not in v}
-ALL = " ".join(SECRETS.values())
+PATH_SAFE = {
+    k: v
+    for k, v in SECRETS.items()
+    if k not in IN_CONTEXT and "/" not in v and "." not in v and "+" not in v
+}
+ALL = " ".join(IN_CONTEXT.get(k, "{v}").format(v=v) for k, v in SECRETS.items())
 
 
 def _escaped(line: str) -> str:

@@ -53,6 +53,14 @@ TOKENS: dict[str, str] = {
     "jwt": JWT,
     "high-entropy": _rand(40),
     "aws-secret-access-key": _rand(40, _B62 + "+/"),
+    "gitlab-pat": "glpat-" + _b64url(20),
+    "gitlab-deploy": "gldt-" + _b64url(20),
+    "gitlab-trigger": "glptt-" + _rand(40, "0123456789abcdef"),
+    "gitlab-runner": "glrt-" + _b64url(20),
+    "huggingface-token": "hf_" + _rand(34, string.ascii_letters),
+    "npm-token": "npm_" + _rand(36),
+    "sendgrid-key": "SG." + _b64url(22) + "." + _b64url(43),
+    "twilio-key": "SK" + _rand(32, "0123456789abcdef"),
 }
 # Values that are only secret because of where they stand (assignment, header, URL).
 PASSWORDS: dict[str, str] = {
