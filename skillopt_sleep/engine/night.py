@@ -92,7 +92,8 @@ def _mine(
     optimizer: Any,
 ) -> Any:
     """Mine with the optimizer designing the judges and checking families (within its budget)."""
-    from skillopt_sleep.mine import Archive, MineConfig, mine
+    from skillopt_sleep.mine import MineConfig, mine
+    from skillopt_sleep.mine.archive import open_archive
 
     mine_config = MineConfig(
         embedder=config.mine.embedder,
@@ -102,7 +103,7 @@ def _mine(
         confirm_budget=config.mine.confirm_budget,
         night=night_id,
     )
-    with Archive(state.archive_path) as archive:
+    with open_archive(state.archive_path) as archive:
         return mine(sessions, archive, mine_config, optimizer=optimizer)
 
 

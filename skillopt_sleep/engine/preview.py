@@ -53,7 +53,8 @@ def preview_families(
     optimizer: Any = None,
 ) -> MineResult:
     """The recurring task families in those sessions, and how each would be judged."""
-    from skillopt_sleep.mine import Archive, MineConfig
+    from skillopt_sleep.mine import MineConfig
+    from skillopt_sleep.mine.archive import open_archive
 
     config = config or load_config(project)
     sessions = preview_sessions(
@@ -64,5 +65,5 @@ def preview_families(
     )
     from skillopt_sleep.mine import mine
 
-    with Archive(archive_path if archive_path is not None else ":memory:") as archive:
+    with open_archive(archive_path if archive_path is not None else ":memory:") as archive:
         return mine(sessions, archive, settings, optimizer=optimizer)

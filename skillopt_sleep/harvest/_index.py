@@ -33,14 +33,21 @@ from typing import Any
 import orjson
 
 from skillopt_core.errors import BusyError
+from skillopt_sleep._sqlite import guarded
 from skillopt_sleep.harvest._events import FileState
 from skillopt_sleep.harvest._lines import FileId
-from skillopt_sleep.harvest._sqlite import guarded as _guarded
 
 SCHEMA_VERSION = "3"
 INDEX_NAME = "harvest-index.sqlite3"
 LOCK_DIR = ".harvest-lock"
 BUSY_TIMEOUT_S = 30.0  # a commit is one short transaction; readers wait for it this long
+
+
+def _guarded(location: str) -> contextlib.AbstractContextManager[None]:
+    return guarded(
+        location, "the harvest index", f"delete {location} to re-read every transcript next run"
+    )
+
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

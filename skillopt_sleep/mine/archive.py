@@ -10,15 +10,17 @@ optimizer's answer on whether a candidate family is one task, by the hash of its
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from skillopt_sleep._sqlite import guarded
 from skillopt_sleep.mine.candidates import Candidate, normalize
 from skillopt_sleep.mine.synth import JudgeSpec
 from skillopt_sleep.records import Check, Signal, SignalKind
@@ -75,6 +77,19 @@ def spec_from_json(text: str) -> JudgeSpec:
     data = json.loads(text)
     data["checks"] = tuple(Check(**c) for c in data["checks"])
     return JudgeSpec(**data)
+
+
+@contextlib.contextmanager
+def open_archive(path: str | Path) -> Iterator[Archive]:
+    """The archive at ``path`` for one night's mining; a damaged or unusable file is a
+    StorageError with the way out (a BusyError when another run holds it), never a traceback."""
+    location = str(path)
+    hint = (
+        f"move {location} aside and run again: mining starts a fresh archive (the requests of "
+        "earlier nights are then forgotten; delete the harvest index too to re-read them)"
+    )
+    with guarded(location, "the mining archive", hint), Archive(path) as archive:
+        yield archive
 
 
 class Archive:

@@ -1,7 +1,8 @@
 """SQLite failures as the project's errors, so no caller ever shows a raw ``sqlite3`` traceback.
 
 A lock held past the busy timeout is a :class:`BusyError` (exit 5); a damaged file, a full disk or
-an unusable state directory is a :class:`StorageError` with the way out.
+an unusable state directory is a :class:`StorageError` with the way out. Used by the harvest index
+and the miner's archive, each naming itself and how to recover from damage.
 """
 
 from __future__ import annotations
@@ -14,28 +15,28 @@ from skillopt_core.errors import BusyError, StorageError
 
 
 @contextlib.contextmanager
-def guarded(location: str) -> Iterator[None]:
-    """SQLite failures as our errors: busy -> BusyError, anything else -> StorageError."""
+def guarded(location: str, what: str, damaged_hint: str) -> Iterator[None]:
+    """SQLite failures as our errors: busy -> BusyError, anything else -> StorageError.
+
+    ``what``: the database's name for the user (``the harvest index``); ``damaged_hint``: what to
+    do when the file is damaged."""
     try:
         yield
     except sqlite3.OperationalError as exc:
         text = str(exc)
         if "locked" in text or "busy" in text:
             raise BusyError(
-                f"the harvest index {location} is busy (another harvest is committing)",
+                f"{what} {location} is busy (another run is using it)",
                 hint="wait for the other run to finish, then run again",
             ) from None
         raise StorageError(
-            f"the harvest index {location} cannot be used: {text}",
+            f"{what} {location} cannot be used: {text}",
             hint="check the disk and the permissions of the state directory",
         ) from None
     except sqlite3.DatabaseError as exc:
-        raise StorageError(
-            f"the harvest index {location} is damaged: {exc}",
-            hint=f"delete {location} to re-read every transcript on the next run",
-        ) from None
+        raise StorageError(f"{what} {location} is damaged: {exc}", hint=damaged_hint) from None
     except OSError as exc:  # the state directory cannot be made or opened
         raise StorageError(
-            f"the harvest index {location} cannot be created: {exc.strerror or exc}",
+            f"{what} {location} cannot be created: {exc.strerror or exc}",
             hint="check the state directory (--state-dir) exists and is writable",
         ) from None
