@@ -202,6 +202,8 @@ def full_night(
     accepted = sum(1 for e in edits if e.accepted)
     if changes:
         outcome, message = "staged", f"{accepted} edit(s) passed the gate"
+    elif runs and not edits:  # not "no edit improved": none was ever put to the gate
+        outcome, message = "no change", "the optimizer proposed no edit (it asked for no change)"
     else:
         outcome, message = "no change", "no edit improved the validation score"
     if base.dry_run:

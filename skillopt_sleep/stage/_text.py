@@ -151,7 +151,8 @@ def decision(report: NightReport) -> str:
         return "Dry run: nothing was staged and no live file changed. Nothing to decide."
     if report.outcome == "nothing new":
         return "Nothing to decide: there were no new sessions since the last night."
-    return "Nothing to decide: no edit improved the validation score, so nothing was staged."
+    why = report.message or "no edit improved the validation score"
+    return f"Nothing to decide: {why}, so nothing was staged."
 
 
 @dataclass(frozen=True)

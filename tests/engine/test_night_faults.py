@@ -53,6 +53,24 @@ def test_an_optimizer_without_usable_edits_stops_the_night(
         _openai_night(world, responder, monkeypatch)
 
 
+def test_an_optimizer_that_asks_for_no_change_is_reported_as_such(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Valid replies with no edit are an answer (nothing to change), not a failure: the night
+    ends without a proposal, and says why instead of "no edit improved the validation score"."""
+
+    def responder(body: Mapping[str, Any]) -> str:
+        text = json.dumps(body)
+        if "You are the optimizer of a skill document" in text:
+            return json.dumps({"edits": []})
+        return "Fixed the test."
+
+    report = _openai_night(world, responder, monkeypatch)
+    assert report.outcome == "no change"
+    assert report.message == "the optimizer proposed no edit (it asked for no change)"
+    assert list_proposals(world.webapp) == []
+
+
 def test_a_full_disk_while_staging_loses_nothing(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
