@@ -21,7 +21,7 @@ TOML layout (every key optional)::
     metric = "hard"       # hard | soft | mixed
     mixed_weight = 0.5
     no_regression = false
-    min_delta = 0.0       # an improvement must exceed this
+    min_delta = 0.0       # an improvement must exceed this; >= 0, so a regression never passes
 
     [slow_update]
     enabled = true
@@ -41,6 +41,7 @@ file first, then in the working directory.
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
@@ -164,6 +165,15 @@ def validate(config: TrainConfig) -> TrainConfig:
         config.gate.metric in ("hard", "soft", "mixed"), "gate metric must be hard, soft or mixed"
     )
     _check(0.0 <= config.gate.mixed_weight <= 1.0, "gate mixed_weight must be within [0, 1]")
+    min_delta = config.gate.min_delta
+    _check(
+        isinstance(min_delta, (int, float)) and not isinstance(min_delta, bool),
+        f"gate min_delta must be a number, got {min_delta!r}",
+    )
+    _check(
+        math.isfinite(min_delta) and min_delta >= 0.0,
+        f"gate min_delta must be a finite number >= 0, got {min_delta!r}",
+    )
     return config
 
 

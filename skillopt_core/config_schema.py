@@ -2,9 +2,11 @@
 
 Every section is a strict pydantic model that forbids unknown keys: a typo in a key or a section
 name is an error with a "did you mean" suggestion, and values are never coerced (``"false"`` is not
-a boolean, ``2.5`` and ``true`` are not integers). A key left out is None here (TOML has no null)
-and takes the default of the dataclass it fills (:class:`~skillopt_core.config.TrainConfig`,
-``LRSchedule``, ``GatePolicy``), so defaults live in one place.
+a boolean, ``2.5`` and ``true`` are not integers). Every number must be finite: TOML's ``nan`` and
+``inf`` fail comparisons, and a ``nan`` gate threshold once accepted every candidate. A key left
+out is None here (TOML has no null) and takes the default of the dataclass it fills
+(:class:`~skillopt_core.config.TrainConfig`, ``LRSchedule``, ``GatePolicy``), so defaults live in
+one place. A table under ``[backends.options]`` must name a role (optimizer, target).
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import ErrorDetails
 
+from skillopt_core.backends.options import check_roles
+from skillopt_core.errors import UsageError
 from skillopt_core.suggest import did_you_mean
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
 
 
 class TrainSection(_Section):
@@ -78,6 +82,7 @@ _SECTIONS: dict[str, type[_Section]] = {
 _KINDS = {
     "int_type": "an integer",
     "float_type": "a number",
+    "finite_number": "a finite number",
     "bool_type": "a boolean (true or false, unquoted)",
     "string_type": "a string",
     "dict_type": "a table",
@@ -118,7 +123,12 @@ def _describe(error: ErrorDetails) -> str:
 def parse_config(data: Mapping[str, Any]) -> ConfigFile:
     """Validate a parsed TOML mapping; raise ``ValueError`` listing every problem found."""
     try:
-        return ConfigFile.model_validate(dict(data))
+        parsed = ConfigFile.model_validate(dict(data))
     except ValidationError as exc:
         problems = list(dict.fromkeys(_describe(e) for e in exc.errors()))
         raise ValueError("; ".join(problems)) from None
+    try:
+        check_roles(parsed.backends.options)
+    except UsageError as exc:
+        raise ValueError(exc.message) from None
+    return parsed

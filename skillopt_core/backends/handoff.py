@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from skillopt_core.backends import BACKENDS, BackendSpec
+from skillopt_core.backends import options as backend_options
 from skillopt_core.backends._protocol import (
     BackendUnavailable,
     Completion,
@@ -214,3 +215,6 @@ def _answered(path: Path) -> bool:
 @BACKENDS.register("handoff")
 def create(spec: BackendSpec, options: Mapping[str, Any]) -> HandoffBackend:
     return HandoffBackend(spec.name, spec.model, resolve_dir(options))
+
+
+backend_options.declare("handoff", ("dir",))

@@ -8,6 +8,7 @@ Options: a flat mapping shared by both roles, or per-role mappings under ``optim
 ``target``. Keys understood here: ``concurrency``, ``max_retries``, ``retry_base_s``,
 ``retry_cap_s``, ``prices`` (a TOML file), ``price_input`` / ``price_output`` (USD per 1M
 tokens); everything is also passed on to the backend factory (``timeout``, ``base_url``, ...).
+A key or role table that no role's backend reads is refused (:mod:`.options`).
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from skillopt_core.backends import Backend, BackendSpec, create_backend
+from skillopt_core.backends import Backend, BackendSpec, _load_builtin_backends, create_backend
 from skillopt_core.backends.budget import Budget, Ledger
 from skillopt_core.backends.managed import CallPolicy, ManagedBackend
+from skillopt_core.backends.options import check_options
 from skillopt_core.backends.pricing import load_prices, price_for
 
 __all__ = ["Budget", "Ledger", "Roles", "open_roles", "role_options"]
@@ -58,6 +60,8 @@ def open_roles(
         "optimizer": BackendSpec.parse(optimizer) if isinstance(optimizer, str) else optimizer,
         "target": BackendSpec.parse(target) if isinstance(target, str) else target,
     }
+    _load_builtin_backends()
+    check_options(options or {}, {role: spec.name for role, spec in specs.items()})
     role_opts = {role: role_options(options, role) for role in specs}
     same = str(specs["optimizer"]) == str(specs["target"]) and (
         role_opts["optimizer"] == role_opts["target"]

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from skillopt_core.errors import StorageError, UsageError
 from skillopt_core.records import Item
@@ -21,23 +21,30 @@ class SplitFormatError(UsageError):
     """An items file is missing or malformed; the message names the file and the fix."""
 
 
+def _not_blank(text: str) -> str:
+    if not text.strip():
+        raise ValueError("an answer is blank")
+    return text
+
+
+# A blank answer can never be matched, and the mock world derives its mistakes from its words.
+_Answer = Annotated[str, AfterValidator(_not_blank)]
+
+
 class _QAItem(BaseModel):
     model_config = ConfigDict(extra="allow", strict=True)
 
     id: str | int
     question: str
     context: str | None = None
-    answers: (
-        Annotated[str, Field(min_length=1)]
-        | Annotated[list[str | int | float], Field(min_length=1)]
-    )
+    answers: _Answer | Annotated[list[_Answer | int | float], Field(min_length=1)]
 
 
 _EXPECTED = {
     "id": "a string or an integer",
     "question": "a string",
     "context": "a string",
-    "answers": "a non-empty list of accepted answers (or one answer string)",
+    "answers": "a non-empty list of non-blank accepted answers (or one answer string)",
 }
 
 

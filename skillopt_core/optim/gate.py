@@ -37,7 +37,8 @@ def decide(current: EvalResult, candidate: EvalResult, policy: GatePolicy) -> De
     before, after = _per_item(current, policy), _per_item(candidate, policy)
     deltas = {k: round(after.get(k, 0.0) - v, 6) for k, v in before.items()}
     changed = {k: d for k, d in deltas.items() if d != 0}
-    if cand - cur <= policy.min_delta:
+    # Written as "not improved" so that a NaN anywhere rejects rather than accepts.
+    if not cand - cur > max(policy.min_delta, 0.0):
         verdict = "tie" if cand == cur else "worse"
         reason = f"{policy.metric} {cand:.4f} vs {cur:.4f}: {verdict}, strict improvement required"
         return Decision(False, policy.metric, cur, cand, reason, changed)

@@ -8,12 +8,13 @@ because every random choice is derived from (seed, epoch, step), ends with the s
 
 from __future__ import annotations
 
+import json
 import math
 import random
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_type_hints
 
 from skillopt_core.backends._protocol import BudgetExceeded
 from skillopt_core.backends.runtime import Roles
@@ -52,6 +53,27 @@ class LoopState:
     rejected: list[dict[str, Any]] = field(default_factory=list)
     accepted: list[dict[str, Any]] = field(default_factory=list)
     stopped_reason: str = ""
+
+    @classmethod
+    def from_json(cls, raw: Any) -> LoopState:
+        """A saved state, checked field by field; ``ValueError`` names the first bad one (valid
+        JSON of the wrong shape must not surface later as an ``AttributeError``)."""
+        if not isinstance(raw, dict):
+            raise ValueError("it is not a JSON object")
+        hints = get_type_hints(cls)
+        for name, value in raw.items():
+            kind = hints.get(name)
+            if kind is None:
+                raise ValueError(f"unknown field {name!r}")
+            if kind is int:
+                ok = type(value) is int and value >= 0
+            elif kind is str:
+                ok = isinstance(value, str)
+            else:  # list[dict[str, Any]]
+                ok = isinstance(value, list) and all(isinstance(v, dict) for v in value)
+            if not ok:
+                raise ValueError(f"{name} is {json.dumps(value)[:40]}")
+        return cls(**raw)
 
 
 @dataclass(frozen=True)
@@ -126,7 +148,12 @@ class Trainer:
                 f"{run_dir.history} is damaged: a step is not a record", hint=_RESTART
             )
         self.state = self._load_state()
-        self.rejected = RejectedBuffer.from_json(self.state.rejected)
+        try:
+            self.rejected = RejectedBuffer.from_json(self.state.rejected)
+        except (KeyError, TypeError, ValueError):
+            raise StorageError(
+                f"{self.run.state} is damaged: a rejected edit is not a record", hint=_RESTART
+            ) from None
 
     def _load_state(self) -> LoopState:
         saved_config = read_json(self.run.config, hint=_RESTART)
@@ -146,10 +173,11 @@ class Trainer:
             atomic_write_text(self.run.skill_version(0), self.seed_skill)
             return state
         try:
-            return LoopState(**raw)
-        except TypeError:
+            return LoopState.from_json(raw)
+        except ValueError as exc:
             raise StorageError(
-                f"{self.run.state} is damaged: it does not hold a resume state", hint=_RESTART
+                f"{self.run.state} is damaged: it does not hold a resume state ({exc})",
+                hint=_RESTART,
             ) from None
 
     def _check_resume(self, saved_config: Any, identity: dict[str, Any]) -> None:

@@ -7,7 +7,9 @@
 
 Every layer is validated against one schema (pydantic, ``extra="forbid"``, strict types for TOML):
 a misspelt key or section is an error that names the file and suggests the nearest valid name.
-Values from the environment and from flags are text and are converted by the field's type.
+Values from the environment and from flags are text and are converted by the field's type. Numbers
+must be finite, and ``night.since`` and ``night.sources`` are checked here, so every command (not
+only ``run``) reports a value the night could not use.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any, Literal, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from skillopt_core.backends.options import check_roles
 from skillopt_core.errors import UsageError
 
 if sys.version_info >= (3, 11):
@@ -31,7 +34,14 @@ else:  # pragma: no cover
 
 ENV_PREFIX = "SKILLOPT_SLEEP_"
 PROJECT_CONFIG = Path(".skillopt-sleep") / "config.toml"
-_NOT_CONFIG_ENV = {"SKILLOPT_SLEEP_HOME", "SKILLOPT_SLEEP_CONFIG"}
+# Variables with our prefix that are not settings: the state dir (paths.py), the user config file
+# (below), the MCP server's project (mcp/workspace.py) and the plugins' interpreter (plugins/codex).
+_NOT_CONFIG_ENV = (
+    "SKILLOPT_SLEEP_HOME",
+    "SKILLOPT_SLEEP_CONFIG",
+    "SKILLOPT_SLEEP_PROJECT",
+    "SKILLOPT_SLEEP_PYTHON",
+)
 
 
 class ConfigError(UsageError):
@@ -39,7 +49,7 @@ class ConfigError(UsageError):
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
 
 
 class BackendsSection(_Section):
@@ -245,6 +255,24 @@ def _read_toml(path: Path) -> _Layer | None:
     return _Layer({s: dict(t) for s, t in data.items()}, sources)
 
 
+def _unknown_env(name: str, sections: list[str]) -> ConfigError:
+    """A prefixed variable that names no section: suggest the setting or variable meant."""
+    rest = name[len(ENV_PREFIX) :]
+    head, _, tail = rest.partition("_")
+    others = [n[len(ENV_PREFIX) :].lower() for n in _NOT_CONFIG_ENV]
+    close = difflib.get_close_matches(head.lower(), sections + others, n=1, cutoff=0.5)
+    hint = ""
+    if close and close[0] in sections and tail:
+        hint = f" (did you mean {ENV_PREFIX}{close[0].upper()}_{tail}?)"
+    elif close and close[0] in others:
+        hint = f" (did you mean {ENV_PREFIX}{close[0].upper()}?)"
+    return ConfigError(
+        f"environment: {name} names no setting{hint}; settings are "
+        f"{ENV_PREFIX}<SECTION>_<KEY> with a section of {', '.join(sections)}; "
+        f"other variables: {', '.join(_NOT_CONFIG_ENV)}"
+    )
+
+
 def _env_layer(environ: Mapping[str, str]) -> _Layer:
     flat: dict[str, str] = {}
     sections = list(SleepSettings.model_fields)
@@ -254,7 +282,7 @@ def _env_layer(environ: Mapping[str, str]) -> _Layer:
         rest = name[len(ENV_PREFIX) :].lower()
         section = next((s for s in sections if rest.startswith(s + "_")), None)
         if section is None:
-            continue
+            raise _unknown_env(name, sections)
         flat[f"{section}.{rest[len(section) + 1 :]}"] = value
     layer = _layer_from_flat(flat, "environment")
     layer.sources = {k: f"env {ENV_PREFIX}{k.replace('.', '_').upper()}" for k in layer.sources}
@@ -278,12 +306,39 @@ def _merge(layers: list[_Layer]) -> SleepConfig:
         raise ConfigError("invalid configuration: " + "; ".join(problems)) from None
     if settings.train.lr_min > settings.train.lr_max:
         raise ConfigError("train.lr_min must not exceed train.lr_max")
+    _check_night(settings.night, sources)
+    try:
+        check_roles(settings.backends.options)
+    except UsageError as exc:
+        where = sources.get("backends.options", "default")
+        raise ConfigError(f"backends.options ({where}): {exc.message}") from None
     flat_sources = {
         f"{s}.{k}": sources.get(f"{s}.{k}", "default")
         for s, table in settings.model_dump().items()
         for k in table
     }
     return SleepConfig(settings, flat_sources)
+
+
+def _check_night(night: NightSection, sources: Mapping[str, str]) -> None:
+    """What only the harvest can read: the first night's window and the source names. Checked
+    only when a layer sets them, so a default configuration loads without the harvest."""
+    if all(sources.get(k, "default") == "default" for k in ("night.since", "night.sources")):
+        return
+    from skillopt_sleep.harvest import load_sources, parse_since
+
+    try:
+        parse_since(night.since)
+    except UsageError as exc:
+        raise ConfigError(f"night.since ({sources.get('night.since', 'default')}): {exc}") from None
+    registry = load_sources()
+    known = sorted(set(registry.names()) | {registry.get(n).harness for n in registry})
+    for name in night.sources:
+        if name != "all" and name not in known:
+            raise ConfigError(
+                f"night.sources ({sources.get('night.sources', 'default')}): unknown source "
+                f"{name!r}{_suggest(name, known)}; known: {', '.join(known)}, all"
+            )
 
 
 def user_config_path() -> Path:

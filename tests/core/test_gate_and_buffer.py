@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import pytest
+
 from skillopt_core.optim.buffer import RejectedBuffer
 from skillopt_core.optim.gate import GatePolicy, decide
 from skillopt_core.records import Edit, EditOp, EvalResult
@@ -31,6 +33,14 @@ def test_improvement_accepted_and_worse_rejected() -> None:
     current = result({"a": 1, "b": 0, "c": 0})
     assert decide(current, result({"a": 1, "b": 1, "c": 0}), GatePolicy()).accepted
     assert not decide(current, result({"a": 0, "b": 0, "c": 0}), GatePolicy()).accepted
+
+
+@pytest.mark.parametrize("min_delta", [float("nan"), -1.0])
+def test_a_nan_or_negative_min_delta_never_lets_a_regression_through(min_delta: float) -> None:
+    current = result({"a": 1, "b": 0, "c": 0})
+    worse = result({"a": 0, "b": 0, "c": 0})
+    assert not decide(current, worse, GatePolicy(min_delta=min_delta)).accepted
+    assert not decide(current, current, GatePolicy(min_delta=min_delta)).accepted
 
 
 def test_no_regression_mode_rejects_a_net_gain_that_breaks_one_item() -> None:

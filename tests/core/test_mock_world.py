@@ -106,3 +106,9 @@ def test_optimizer_respects_blocked_edits() -> None:
 def test_unknown_purpose_is_a_clear_error() -> None:
     with pytest.raises(BackendError, match="no handler"):
         create_backend("mock").complete(CompletionRequest.of("x", purpose="nonsense"))
+
+
+@pytest.mark.parametrize("rule", ["full-name", "units"])
+def test_a_blank_gold_answer_does_not_crash_the_simulated_target(rule: str) -> None:
+    item = {"id": clean_id("blank"), "answers": ["   "], "requirement": rule}
+    assert isinstance(ask("# Skill\n", item), str)

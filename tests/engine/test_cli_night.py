@@ -84,6 +84,25 @@ def test_config_show_names_every_source(world: World, monkeypatch) -> None:  # t
     assert code == EXIT_USAGE and "did you mean 'samples'" in err
 
 
+def test_every_command_reports_a_night_value_the_run_could_not_use(world: World) -> None:
+    config = world.webapp / ".skillopt-sleep" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[night]\nsince = "forever"\n')
+    for command in (["config", "show"], ["status"], ["run", *_homes(world)]):
+        code, _, err = _invoke(*command, "-p", str(world.webapp))
+        assert code == EXIT_USAGE and "night.since" in err and "not a duration" in err, command
+    config.write_text('[night]\nsources = ["claude", "cursor"]\n')
+    for command in (["config", "show"], ["status"]):
+        code, _, err = _invoke(*command, "-p", str(world.webapp))
+        assert code == EXIT_USAGE and "unknown source 'cursor'" in err, command
+
+
+def test_a_misspelt_section_in_an_env_var_is_reported(world: World, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("SKILLOPT_SLEEP_NIGTH_SAMPLES", "2")
+    code, _, err = _invoke("config", "show", "-p", str(world.webapp))
+    assert code == EXIT_USAGE and "SKILLOPT_SLEEP_NIGHT_SAMPLES" in err
+
+
 def test_status_is_light(tmp_path: Path) -> None:
     """`status` must not import torch, sklearn or the harvest/mine machinery."""
     probe = (

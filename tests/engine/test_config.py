@@ -53,6 +53,12 @@ def test_layers_stack_user_project_env_flag(
         ('[schedule]\nat = "25:00"\n', "schedule.at"),
         ("[train]\nlr_min = 5\nlr_max = 2\n", "lr_min"),
         ("not toml [", "not valid TOML"),
+        ('[night]\nsince = "forever"\n', "night.since"),
+        ('[night]\nsources = ["claude", "cursor"]\n', "unknown source 'cursor'"),
+        ('[night]\nsources = ["claude", "codx"]\n', "did you mean 'codex'"),
+        ("[budget]\nmax_usd = nan\n", "budget.max_usd"),
+        ("[budget]\nmax_usd = inf\n", "finite"),
+        ("[backends.options.tagret]\ntimeout = 5\n", "did you mean [backends.options.target]"),
     ],
 )
 def test_bad_project_config_is_a_usage_error(tmp_path: Path, text: str, needle: str) -> None:
@@ -75,6 +81,29 @@ def test_env_and_flags_are_converted_by_type(tmp_path: Path) -> None:
         load_config(tmp_path, {"night.samples": "many"}, environ={})
     with pytest.raises(ConfigError, match="did you mean 'max_calls'"):
         load_config(tmp_path, environ={"SKILLOPT_SLEEP_BUDGET_MAX_CALS": "3"})
+
+
+def test_an_env_var_with_an_unknown_section_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="did you mean SKILLOPT_SLEEP_NIGHT_SAMPLES") as caught:
+        load_config(tmp_path, environ={"SKILLOPT_SLEEP_NIGTH_SAMPLES": "2"})
+    assert caught.value.exit_code == EXIT_USAGE
+    with pytest.raises(ConfigError, match="did you mean SKILLOPT_SLEEP_HOME"):
+        load_config(tmp_path, environ={"SKILLOPT_SLEEP_HOEM": "/x"})
+
+
+def test_env_vars_that_are_not_settings_stay_allowed(tmp_path: Path) -> None:
+    names = ("HOME", "CONFIG", "PROJECT", "PYTHON")
+    config = load_config(tmp_path, environ={f"SKILLOPT_SLEEP_{n}": "/x" for n in names})
+    assert set(config.sources.values()) == {"default"}
+
+
+def test_night_values_from_env_and_flags_are_checked_at_load(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"night\.since \(env SKILLOPT_SLEEP_NIGHT_SINCE\)"):
+        load_config(tmp_path, environ={"SKILLOPT_SLEEP_NIGHT_SINCE": "forever"})
+    with pytest.raises(ConfigError, match=r"night\.sources \(flag\): unknown source 'cursor'"):
+        load_config(tmp_path, {"night.sources": "claude,cursor"}, environ={})
+    config = load_config(tmp_path, {"night.sources": "vscode,all", "night.since": "2w"}, environ={})
+    assert config.night.sources == ["vscode", "all"] and config.night.since == "2w"
 
 
 def test_with_overrides_keeps_provenance(tmp_path: Path) -> None:

@@ -129,10 +129,19 @@ def test_resumed_runs_continue_the_runs_spend(tmp_path: Path) -> None:
         ("[gate]\nmetrc = 'soft'\n", "unknown key 'metrc' in [gate] (did you mean 'metric'?)"),
         ("[slow_update]\nenabeld = false\n", "(did you mean 'enabled'?)"),
         ("[backends]\noptimiser = 'mock'\n", "(did you mean 'optimizer'?)"),
+        (
+            "[backends.options.optimzer]\ntimeout = 5\n",
+            "unknown role table [backends.options.optimzer] "
+            "(did you mean [backends.options.optimizer]?)",
+        ),
         ('[gate]\nno_regression = "false"\n', "[gate] no_regression must be a boolean"),
         ("[train]\nepochs = 2.5\n", "[train] epochs must be an integer, got 2.5"),
         ("[train]\nepochs = true\n", "[train] epochs must be an integer, got true"),
         ("[lr]\nschedule = 'cosin'\n", "(did you mean 'cosine'?)"),
+        ("[gate]\nmin_delta = nan\n", "[gate] min_delta must be a finite number, got NaN"),
+        ("[gate]\nmin_delta = inf\n", "[gate] min_delta must be a finite number, got Infinity"),
+        ("[gate]\nmixed_weight = -inf\n", "[gate] mixed_weight must be a finite number"),
+        ("[gate]\nmin_delta = -1.0\n", "gate min_delta must be a finite number >= 0, got -1.0"),
         ('[train]\nenv = "nope"\n', "unknown environment 'nope'"),
         ('[train]\nseed_skill = "missing.md"\n', "seed_skill 'missing.md' does not exist"),
     ],
@@ -144,6 +153,13 @@ def test_config_mistakes_are_usage_errors(tmp_path: Path, toml: str, message: st
     assert result.exit_code == EXIT_USAGE, result.output
     assert result.output.startswith("error: ") and message in result.output
     assert not (tmp_path / "run").exists(), "nothing is written for a bad config"
+
+
+def test_a_misspelt_option_for_a_real_backend_is_a_usage_error(tmp_path: Path) -> None:
+    options = ("--option", "api_key=k", "--option", "timeot=5")
+    result = train(tmp_path / "run", "--backend", "openai:m", *options, "--dry-run")
+    assert result.exit_code == EXIT_USAGE, result.output
+    assert "unknown option 'timeot' for openai (did you mean 'timeout'?)" in result.output
 
 
 def test_a_seed_skill_next_to_the_config_is_found(tmp_path: Path) -> None:
@@ -170,6 +186,9 @@ def _item(answers: Any, item_id: str = "x-1") -> dict[str, Any]:
         ({"train": [_item(7)]}, "'answers' must be a non-empty list"),
         ({"train": [_item({})]}, "'answers' must be a non-empty list"),
         ({"train": [_item([])]}, "'answers' must be a non-empty list"),
+        ({"train": [_item(["   "])]}, "'answers' must be a non-empty list of non-blank"),
+        ({"val": [_item(["1 m", ""])]}, "'answers' must be a non-empty list of non-blank"),
+        ({"test": [_item(" \t")]}, "'answers' must be a non-empty list of non-blank"),
         ({"val": [{"id": "v", "question": "q"}]}, "needs 'answers'"),
         ({"train": []}, "the train split of"),
         ({"val": []}, "the val split of"),
@@ -219,13 +238,32 @@ def test_damaged_run_files_are_a_message_with_a_way_out(
     assert "Traceback" not in result.output
 
 
-def test_a_resume_state_of_the_wrong_shape_is_damaged(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("next_stepp", 3),
+        ("current_skill", None),
+        ("best_skill", 5),
+        ("next_step", "1"),
+        ("next_step", -1),
+        ("epochs_closed", True),
+        ("accepted", {}),
+        ("rejected", [7]),
+        ("rejected", [{"edit": "x"}]),
+    ],
+)
+def test_a_resume_state_of_the_wrong_shape_is_damaged(
+    tmp_path: Path, field: str, value: Any
+) -> None:
     out = tmp_path / "run"
     args = ("--epochs", "1", "--batch-size", "63", "--max-calls", "60")
     assert train(out, *args).exit_code == EXIT_BUDGET
-    (out / "runtime_state.json").write_text('{"next_stepp": 3}')
+    state = json.loads((out / "runtime_state.json").read_text())
+    (out / "runtime_state.json").write_text(json.dumps({**state, field: value}))
     result = train(out, *args)
-    assert result.exit_code == 1 and "does not hold a resume state" in result.output
+    assert result.exit_code == 1, result.output
+    assert "runtime_state.json is damaged" in result.output and "fix:" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
 # -- the terminal ---------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from skillopt_core.backends import BACKENDS, BackendSpec
+from skillopt_core.backends import options as backend_options
 from skillopt_core.backends._protocol import (
     BackendError,
     BackendUnavailable,
@@ -146,3 +147,6 @@ class AnthropicBackend(LazyClient):
 @BACKENDS.register("anthropic")
 def _create(spec: BackendSpec, options: Mapping[str, Any]) -> AnthropicBackend:
     return AnthropicBackend(AnthropicSettings.from_options(spec.model, options))
+
+
+backend_options.declare("anthropic", (*cfg.API_OPTIONS, "auth_token"))

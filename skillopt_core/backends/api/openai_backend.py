@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from skillopt_core.backends import BACKENDS, BackendSpec
+from skillopt_core.backends import options as backend_options
 from skillopt_core.backends._protocol import (
     BackendError,
     BackendUnavailable,
@@ -264,5 +265,7 @@ def _factory(name: str) -> Any:
     return create
 
 
-BACKENDS.add("openai", _factory("openai"))
-BACKENDS.add("azure-openai", _factory("azure-openai"))
+OPTIONS = (*cfg.API_OPTIONS, "api", "azure_endpoint", "deployment", "api_version")
+for _name in ("openai", "azure-openai"):
+    BACKENDS.add(_name, _factory(_name))
+    backend_options.declare(_name, OPTIONS)

@@ -31,6 +31,9 @@ RESPONSES_ONLY = ("*-pro", "*-pro-*", "*codex*", "computer-use*", "*deep-researc
 REASONING = ("o1*", "o3*", "o4*", "gpt-5*")
 """Families that reject a non-default temperature."""
 
+API_OPTIONS = ("model", "base_url", "api_key", "stream", "timeout", "structured")
+"""Option keys every API backend reads (see :mod:`skillopt_core.backends.options`)."""
+
 
 def flag(options: Mapping[str, Any], key: str, default: bool = False) -> bool:
     value = options.get(key)

@@ -35,9 +35,13 @@ _TRANSIENT = re.compile(
 )
 
 
+CLI_OPTIONS = ("executable", "timeout", "extra_args", "env", "health_prompt")
+
+
 @dataclass(frozen=True)
 class CliOptions:
-    """The options every CLI backend understands (unknown keys are ignored: roles share config).
+    """The options every CLI backend understands (:data:`CLI_OPTIONS`; unknown keys are refused
+    before a backend is built, by :mod:`skillopt_core.backends.options`).
 
     ``executable`` is an explicit path (or name) that wins over ``PATH``; ``extra_args`` are
     appended before the prompt marker; ``env`` adds or overrides environment variables;

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from skillopt_core.backends import BACKENDS, BackendSpec
+from skillopt_core.backends import options as backend_options
 from skillopt_core.backends._protocol import Completion, Usage
 from skillopt_core.backends.cli import _process
 from skillopt_core.backends.cli._base import CliBackend, Invocation, Scratch
@@ -130,3 +131,6 @@ def _model(record: Mapping[str, Any]) -> str:
 @BACKENDS.register("claude-cli")
 def create(spec: BackendSpec, options: Mapping[str, Any]) -> ClaudeCliBackend:
     return ClaudeCliBackend(spec.name, spec.model, options)
+
+
+backend_options.declare("claude-cli", (*_process.CLI_OPTIONS, "api_key", "bare"))

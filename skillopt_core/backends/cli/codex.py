@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from skillopt_core.backends import BACKENDS, BackendSpec
+from skillopt_core.backends import options as backend_options
 from skillopt_core.backends._protocol import Completion, Usage
 from skillopt_core.backends.cli import _process
 from skillopt_core.backends.cli._base import CliBackend, Invocation, Scratch
@@ -110,3 +111,6 @@ def _usage(events: list[dict[str, Any]]) -> Usage:
 @BACKENDS.register("codex-cli")
 def create(spec: BackendSpec, options: Mapping[str, Any]) -> CodexCliBackend:
     return CodexCliBackend(spec.name, spec.model, options)
+
+
+backend_options.declare("codex-cli", _process.CLI_OPTIONS)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from skillopt_core.backends import BACKENDS, BackendSpec
+from skillopt_core.backends import options as backend_options
 from skillopt_core.backends._protocol import Completion, Usage
 from skillopt_core.backends.cli import _process
 from skillopt_core.backends.cli._base import CliBackend, Invocation, Scratch
@@ -155,3 +156,6 @@ def _usage(path: Path) -> Usage:
 @BACKENDS.register("copilot-cli")
 def create(spec: BackendSpec, options: Mapping[str, Any]) -> CopilotCliBackend:
     return CopilotCliBackend(spec.name, spec.model, options)
+
+
+backend_options.declare("copilot-cli", (*_process.CLI_OPTIONS, "copy_login"))

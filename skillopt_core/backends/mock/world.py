@@ -72,7 +72,8 @@ def _spell_digits(answer: str) -> str:
 
 
 def _surname_only(answer: str) -> str:
-    return answer.split()[-1]
+    words = answer.split()
+    return words[-1] if words else answer
 
 
 def _wrap_in_sentence(answer: str) -> str:
@@ -84,7 +85,8 @@ def _long_date(answer: str) -> str:
 
 
 def _drop_unit(answer: str) -> str:
-    return answer.split()[0]
+    words = answer.split()
+    return words[0] if words else answer
 
 
 def _hedged_yes_no(answer: str) -> str:
