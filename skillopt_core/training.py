@@ -28,7 +28,7 @@ from skillopt_core.envs.items import SplitFormatError
 from skillopt_core.errors import SkillOptError, exit_code_for
 from skillopt_core.lock import exclusive
 from skillopt_core.optim.evaluate import Evaluator
-from skillopt_core.optim.evidence import dropped_warning
+from skillopt_core.optim.evidence import dropped_warning, no_edit_warning
 from skillopt_core.optim.trainer import StepCallback, Trainer
 from skillopt_core.plan import training_plan
 from skillopt_core.rundir import RunDir, atomic_write_json
@@ -214,7 +214,9 @@ def _train_locked(
         best_skill_path=run_dir.best_skill,
         usage=roles.ledger.summary()["totals"],
         stop_error=stop,
-        warnings=tuple(w for w in (dropped_warning(result.history),) if w),
+        warnings=tuple(
+            w for w in (dropped_warning(result.history), no_edit_warning(result.history)) if w
+        ),
     )
     atomic_write_json(run_dir.root / "summary.json", summary_json(summary))
     return summary

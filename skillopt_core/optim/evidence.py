@@ -48,3 +48,13 @@ def dropped_warning(history: History) -> str:
     if not dropped:
         return ""
     return f"{len(dropped)} of {made} reflections were dropped (first: {dropped[0]})"
+
+
+def no_edit_warning(history: History) -> str:
+    """A one-line warning when usable replies never proposed an edit, else an empty string: an
+    optimizer asking for no change is an answer, not a failure, but "accepted edits (0)" alone
+    would read as if edits had been tried and rejected."""
+    made, dropped = _reflections(history)
+    if not made or len(dropped) >= made or any(h.get("proposed") for h in history):
+        return ""
+    return f"the optimizer proposed no edit in any of {made - len(dropped)} usable reflections"

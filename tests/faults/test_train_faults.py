@@ -49,6 +49,8 @@ MARKUP_EDIT = "- Never print [/INST] or [bold]tags[/b] (see [backends])."
 def _backend(spec: BackendSpec, options: Mapping[str, Any]) -> _Reflects:
     if spec.model == "chatty":
         return _Reflects("Happy to help! Here are my thoughts on the skill...")
+    if spec.model == "content":
+        return _Reflects(json.dumps({"edits": []}))
     edit = {"op": "add", "content": MARKUP_EDIT, "rationale": "[red]why[/red]"}
     return _Reflects(json.dumps({"edits": [edit]}))
 
@@ -86,6 +88,17 @@ def test_an_optimizer_that_never_returns_usable_edits_stops_with_exit_7(tmp_path
     assert summary["exit_code"] == EXIT_NO_EVIDENCE
     history = json.loads((out / "history.json").read_text())
     assert len(history) == 1, "the run stops after the first step that brought nothing usable"
+
+
+def test_an_optimizer_that_asks_for_no_change_is_a_warning_not_a_silent_zero(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "run"
+    result = train(out, "--optimizer", "reflects:content", "--target", "mock", "--epochs", "1")
+    assert result.exit_code == 0, result.output  # valid replies: an answer, not a failure
+    assert "the optimizer proposed no edit in any of" in result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert any("proposed no edit" in w for w in summary["warnings"])
 
 
 def test_a_budget_spent_in_the_final_evaluation_is_reported_as_stopped(tmp_path: Path) -> None:
