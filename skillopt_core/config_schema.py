@@ -101,6 +101,11 @@ def _describe(error: ErrorDetails) -> str:
     kind = error["type"]
     if kind == "extra_forbidden" and len(loc) == 1:
         name = str(loc[0])
+        home = next((s for s, model in _SECTIONS.items() if name in model.model_fields), None)
+        if home is not None:  # a key written above every table, e.g. ``seed_skill = ...``
+            return (
+                f"unknown section [{name}]; {name!r} is a key of [{home}]: write it under [{home}]"
+            )
         return f"unknown section [{name}]{did_you_mean(name, _SECTIONS, template='[{}]')}"
     if kind == "extra_forbidden" and len(loc) == 2 and str(loc[0]) in _SECTIONS:
         section, key = str(loc[0]), str(loc[1])

@@ -155,6 +155,7 @@ def test_resumed_runs_continue_the_runs_spend(tmp_path: Path) -> None:
         ("[gate]\nmin_delta = inf\n", "[gate] min_delta must be a finite number, got Infinity"),
         ("[gate]\nmixed_weight = -inf\n", "[gate] mixed_weight must be a finite number"),
         ("[gate]\nmin_delta = -1.0\n", "gate min_delta must be a finite number >= 0, got -1.0"),
+        ('seed_skill = "s.md"\n', "'seed_skill' is a key of [train]: write it under [train]"),
         ('[train]\nenv = "nope"\n', "unknown environment 'nope'"),
         ('[train]\nseed_skill = "missing.md"\n', "seed_skill 'missing.md' does not exist"),
     ],
