@@ -61,10 +61,13 @@ def checked_since(since: str | None) -> None:
 
 def escape(text: str) -> str:
     """``text`` with Rich markup escaped: anything user- or model-written (requests, reasons,
-    paths) is shown as written, never read as ``[b]`` or ``[/INST]`` markup."""
+    paths) is shown as written, never read as ``[b]`` or ``[/INST]`` markup, and its control
+    characters as escapes (:func:`skillopt_sleep._display.displayable`)."""
     from rich.markup import escape as rich_escape
 
-    return rich_escape(text)
+    from skillopt_sleep._display import displayable
+
+    return rich_escape(displayable(text))
 
 
 def terminal(*, stderr: bool = False) -> Console:

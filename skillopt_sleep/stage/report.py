@@ -12,7 +12,8 @@ their deltas; calls, tokens and cost; the diff.
 
 Requests, edits and paths are user- or model-written: the HTML escapes every one of them, and
 the Markdown escapes inline text and fences blocks with a fence longer than any backtick run in
-them, so ``<script>``, a stray ``` or a ``|`` cannot change the report's structure.
+them, so ``<script>``, a stray ``` or a ``|`` cannot change the report's structure. Control and
+bidi-format characters in them are shown as escapes (:mod:`skillopt_sleep._display`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from skillopt_sleep._display import displayable
 from skillopt_sleep.stage import _html
 from skillopt_sleep.stage import _text as t
 
@@ -34,7 +36,7 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>&|#~!])")
 
 def render_html(report: NightReport, diff: str) -> str:
     """A self-contained HTML page: inline CSS and SVG, no scripts, no network assets."""
-    return _html.render(report, diff)
+    return displayable(_html.render(report, diff))
 
 
 def _md(text: object) -> str:
@@ -261,4 +263,4 @@ def render_markdown(report: NightReport, diff: str) -> str:
         _fence(diff, "diff") if diff.strip() else "No file changes were staged tonight.",
         "",
     ]
-    return "\n".join(lines)
+    return displayable("\n".join(lines))

@@ -337,3 +337,18 @@ def test_when_the_night_ran_is_readable() -> None:
         assert "2026-11-23 03:17:00 UTC, took 4 min 42 s" in text
     odd = replace(report, started_at="not a time", finished_at="")
     assert "not a time" in render_markdown(odd, DIFF)
+
+
+INVISIBLE = "fix the \u202etset nigol\u202c test \x1b]0;owned\x07 \x00 done\r"
+
+
+@pytest.mark.parametrize("render", [render_markdown, render_html])
+def test_control_and_bidi_characters_are_shown_not_obeyed(render) -> None:  # type: ignore[no-untyped-def]
+    """A bidi override reorders what a reader sees ("Trojan Source"), an ESC sequence retitles
+    or rewrites a terminal: in a report each shows as an escape, never as itself."""
+    night = hostile_night()
+    family = replace(night.families[0], examples=(INVISIBLE,))
+    text = render(replace(night, families=(family,)), DIFF + "+" + INVISIBLE + "\n")
+    assert not set(text) & {"\u202e", "\u202c", "\x1b", "\x07", "\x00", "\r"}
+    assert "\\u202etset nigol\\u202c" in text and "\\x1b]0;owned\\x07" in text
+    assert "ünïcødé 🌙" in text  # ordinary characters are left alone

@@ -1,0 +1,23 @@
+"""User- and model-written text made safe to display: control characters become visible escapes.
+
+A request or an edit can hold bytes that act on whoever reads them rather than being read: an
+ESC starts a terminal escape sequence (retitle the window, rewrite the screen), a bidi override
+(U+202E and friends, "Trojan Source") shows text in another order than it is stored, a NUL cuts a
+line in some viewers. Reports and terminal output show each as ``\\u202e`` / ``\\x1b`` instead.
+Tabs and newlines stay; so do joiners (U+200D builds emoji).
+"""
+
+from __future__ import annotations
+
+_CONTROLS = [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0)]
+_FORMAT = [0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+_VISIBLE = {
+    **{c: f"\\x{c:02x}" for c in _CONTROLS},
+    **{c: f"\\u{c:04x}" for c in _FORMAT},
+    0x0D: "",  # a carriage return alone would let a line overwrite itself on a terminal
+}
+
+
+def displayable(text: str) -> str:
+    """``text`` with control and bidi-format characters shown as escapes (see the module doc)."""
+    return text.translate(_VISIBLE)

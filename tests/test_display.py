@@ -1,0 +1,22 @@
+"""``displayable``: control and bidi-format characters shown as escapes, everything else kept."""
+
+from __future__ import annotations
+
+from skillopt_sleep._display import displayable
+from skillopt_sleep.cli._options import escape
+
+
+def test_controls_and_bidi_formats_become_escapes() -> None:
+    assert displayable("a\x1b[2Jb") == "a\\x1b[2Jb"
+    assert displayable("x\u202ey\u2066z\u2069") == "x\\u202ey\\u2066z\\u2069"
+    assert displayable("nul\x00 del\x7f c1\x9b") == "nul\\x00 del\\x7f c1\\x9b"
+    assert displayable("over\rwrite") == "overwrite"
+
+
+def test_ordinary_text_is_untouched() -> None:
+    text = "tabs\tand\nnewlines, ünïcødé, 👩\u200d💻 emoji, 日本語, [REDACTED:github-token]"
+    assert displayable(text) == text
+
+
+def test_terminal_text_is_escaped_for_rich_and_made_displayable() -> None:
+    assert escape("[/INST] \x1b]0;t\x07") == "\\[/INST] \\x1b]0;t\\x07"
