@@ -1,7 +1,7 @@
 """The option keys each backend reads, so a misspelt key or role table is an error, not ignored.
 
-Options are a flat mapping shared by both roles, or per-role tables under ``optimizer`` and
-``target`` (see :mod:`skillopt_core.backends.runtime`). A backend module declares the keys it reads
+Options are a flat mapping shared by both roles, and per-role tables under ``optimizer`` and
+``target`` that override it (see :mod:`skillopt_core.backends.runtime`). A backend module declares the keys it reads
 with :func:`declare` next to its registration; a backend that declares none (the mock, which
 stands in for a real backend under that backend's options; a plugin; a test double) gets any key.
 A shared key must be read by at least one role's backend, since one mapping serves two backends
@@ -77,9 +77,8 @@ def check_options(options: Mapping[str, Any], backends: Mapping[str, str]) -> No
     check_roles(options)
     own = {role: options[role] for role in ROLES if isinstance(options.get(role), Mapping)}
     shared = [k for k in options if k not in ROLES]
-    users = [backends[role] for role in backends if role not in own]
-    if users:
-        _check_keys(shared, users, "option")
+    if backends:
+        _check_keys(shared, list(backends.values()), "option")
     for role, table in own.items():
         if role in backends:
             _check_keys(table, [backends[role]], f"{role} option")

@@ -4,8 +4,8 @@ Each role's backend is wrapped in a :class:`ManagedBackend` (redaction, hard bud
 concurrency pool, retries with backoff, accounting). Both roles write to one :class:`Ledger`,
 which enforces the run's :class:`Budget` and is returned on :class:`Roles`.
 
-Options: a flat mapping shared by both roles, or per-role mappings under ``optimizer`` and
-``target``. Keys understood here: ``concurrency``, ``max_retries``, ``retry_base_s``,
+Options: a flat mapping shared by both roles, and per-role mappings under ``optimizer`` and
+``target`` that override it for that role. Keys understood here: ``concurrency``, ``max_retries``, ``retry_base_s``,
 ``retry_cap_s``, ``prices`` (a TOML file), ``price_input`` / ``price_output`` (USD per 1M
 tokens); everything is also passed on to the backend factory (``timeout``, ``base_url``, ...).
 A key or role table that no role's backend reads is refused (:mod:`.options`).
@@ -36,12 +36,12 @@ class Roles:
 
 
 def role_options(options: Mapping[str, Any] | None, role: str) -> dict[str, Any]:
-    """The options one role sees: its own sub-mapping if present, else the shared mapping."""
+    """The options one role sees: the shared keys, overridden by its own sub-mapping if any (a
+    shared ``timeout`` still applies to a role whose table only sets its ``base_url``)."""
     opts = dict(options or {})
     own = opts.get(role)
-    if isinstance(own, Mapping):
-        return dict(own)
-    return {k: v for k, v in opts.items() if k not in ("optimizer", "target")}
+    shared = {k: v for k, v in opts.items() if k not in ("optimizer", "target")}
+    return {**shared, **own} if isinstance(own, Mapping) else shared
 
 
 def open_roles(

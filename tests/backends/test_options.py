@@ -56,3 +56,19 @@ def test_every_built_in_real_backend_declares_its_options() -> None:
     _load_builtin_backends()
     assert set(BUILT_IN) <= set(BACKENDS.names())
     assert [n for n in BUILT_IN if known_keys(n) is None] == []
+
+
+def test_a_role_table_overrides_the_shared_options_instead_of_replacing_them() -> None:
+    from skillopt_core.backends.runtime import role_options
+
+    options = {
+        "timeout": 30,
+        "concurrency": 4,
+        "target": {"base_url": "http://127.0.0.1:9", "timeout": 5},
+    }
+    assert role_options(options, "target") == {
+        "timeout": 5,
+        "concurrency": 4,
+        "base_url": "http://127.0.0.1:9",
+    }
+    assert role_options(options, "optimizer") == {"timeout": 30, "concurrency": 4}
