@@ -25,13 +25,13 @@ from skillopt_core.config import (
 from skillopt_core.envs import create_environment
 from skillopt_core.envs.base import Environment, environment_factory, items_digest
 from skillopt_core.envs.items import SplitFormatError
-from skillopt_core.errors import SkillOptError, exit_code_for
+from skillopt_core.errors import SkillOptError, StorageError, exit_code_for
 from skillopt_core.lock import exclusive
 from skillopt_core.optim.evaluate import Evaluator
 from skillopt_core.optim.evidence import dropped_warning, no_edit_warning
 from skillopt_core.optim.trainer import StepCallback, Trainer
 from skillopt_core.plan import training_plan
-from skillopt_core.rundir import RunDir, atomic_write_json
+from skillopt_core.rundir import RunDir, atomic_write_json, read_json
 
 LEDGER_JOURNAL = "ledger.jsonl"
 
@@ -150,9 +150,33 @@ def open_environment(request: TrainRequest, config: TrainConfig) -> Environment:
 
 
 def run_ledger(run_dir: RunDir, request: TrainRequest) -> Ledger:
-    """The run's ledger: it continues the spend recorded in the run directory's journal."""
+    """The run's ledger: it continues the spend recorded in the run directory's journal.
+
+    A run that already completed steps has spent calls; finding its journal empty or gone means
+    the spend was lost (a truncated file), and resuming would grant the budget afresh."""
     budget = Budget(**{k: v for k, v in request.limits.items() if v is not None})
-    return Ledger(budget, journal=run_dir.root / LEDGER_JOURNAL)
+    journal = run_dir.root / LEDGER_JOURNAL
+    if not journal.is_file() or journal.stat().st_size == 0:
+        steps = _steps_made(run_dir)
+        if steps:
+            raise StorageError(
+                f"the call journal {journal} is empty, but the run in {run_dir.root} already "
+                f"made {steps} step(s): what it spent is unknown, so its budget cannot be kept",
+                hint=f"restore {LEDGER_JOURNAL} from a backup, or delete {run_dir.root} to "
+                "start over",
+            )
+    return Ledger(budget, journal=journal)
+
+
+def _steps_made(run_dir: RunDir) -> int:
+    """Steps the resume state says were completed (0 when there is none, or it is damaged: the
+    trainer reports a damaged state itself)."""
+    try:
+        state = read_json(run_dir.state, {})
+    except StorageError:
+        return 0
+    steps = state.get("next_step") if isinstance(state, dict) else None
+    return steps if isinstance(steps, int) and steps > 0 else 0
 
 
 def open_run_roles(

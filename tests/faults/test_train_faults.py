@@ -132,6 +132,18 @@ def test_resumed_runs_continue_the_runs_spend(tmp_path: Path) -> None:
     assert json.loads(raised.stdout)["usage"]["calls"] > 150
 
 
+def test_a_truncated_call_journal_does_not_grant_the_budget_again(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    first = train(out, "--max-calls", "150", "--json")
+    assert first.exit_code == EXIT_BUDGET, first.output
+    assert json.loads((out / "runtime_state.json").read_text())["next_step"] > 0
+    (out / "ledger.jsonl").write_bytes(b"")  # a crash or a careless editor emptied it
+    resumed = train(out, "--max-calls", "150", "--json")
+    assert resumed.exit_code == 1, resumed.output
+    assert "ledger.jsonl is empty" in resumed.output and "fix:" in resumed.output
+    assert (out / "ledger.jsonl").read_bytes() == b"", "no call was made"
+
+
 # -- configuration --------------------------------------------------------------------------------
 
 
