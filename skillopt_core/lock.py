@@ -39,7 +39,10 @@ def _try_lock(fd: int) -> bool:
 
 
 @contextmanager
-def exclusive(directory: Path, what: str = "run") -> Iterator[None]:
+def exclusive(directory: Path, what: str = "run", elsewhere: str = "") -> Iterator[None]:
+    """Hold ``directory``'s lock for the block; ``what`` names this holder in the lock file, so
+    a process turned away learns which command holds it (``elsewhere``: another way out than
+    waiting, e.g. another output directory)."""
     path = directory / ".lock"
     try:
         directory.mkdir(parents=True, exist_ok=True)
@@ -54,14 +57,15 @@ def exclusive(directory: Path, what: str = "run") -> Iterator[None]:
     try:
         if not _try_lock(fd):
             os.lseek(fd, 0, os.SEEK_SET)
-            holder = os.read(fd, 64).decode("ascii", "replace").strip() or "another process"
+            pid, _, theirs = os.read(fd, 256).decode("utf-8", "replace").partition("\n")
+            way_out = f"wait for it to finish{f' or {elsewhere}' if elsewhere else ''}"
             raise DirectoryLocked(
-                f"another {what} is using {directory} (pid {holder}); wait for it to finish or "
-                "use a different directory"
+                f"another {theirs.strip() or 'process'} is using {directory} "
+                f"(pid {pid.strip() or 'unknown'}); {way_out}"
             )
         os.ftruncate(fd, 0)
         os.lseek(fd, 0, os.SEEK_SET)
-        os.write(fd, str(os.getpid()).encode("ascii"))
+        os.write(fd, f"{os.getpid()}\n{what}".encode())
         yield
     finally:
         os.close(fd)
@@ -78,6 +82,6 @@ def holder(directory: Path) -> str | None:
         if _try_lock(fd):
             return None
         os.lseek(fd, 0, os.SEEK_SET)
-        return os.read(fd, 64).decode("ascii", "replace").strip() or "unknown"
+        return os.read(fd, 64).decode("ascii", "replace").partition("\n")[0].strip() or "unknown"
     finally:
         os.close(fd)

@@ -197,7 +197,7 @@ def run_training(
     env = open_environment(request, config)
     seed_skill = resolve_seed_skill(request, config)
     run_dir = RunDir(request.out_root)
-    with exclusive(run_dir.root, "skillopt train"):
+    with exclusive(run_dir.root, "skillopt train", elsewhere="use a different --out-root"):
         roles = open_run_roles(request, config, run_ledger(run_dir, request))
         return _train_locked(run_dir, env, roles, config, seed_skill, on_step)
 

@@ -18,16 +18,16 @@ HOLDER = textwrap.dedent(
     import sys, time
     from pathlib import Path
     from skillopt_core.lock import exclusive
-    with exclusive(Path(sys.argv[1])):
+    with exclusive(Path(sys.argv[1]), *sys.argv[2:]):
         print("locked", flush=True)
         sys.stdin.readline()
     """
 )
 
 
-def hold(directory: Path) -> subprocess.Popen[str]:
+def hold(directory: Path, *what: str) -> subprocess.Popen[str]:
     proc = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(directory)],
+        [sys.executable, "-c", HOLDER, str(directory), *what],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -55,9 +55,24 @@ def test_a_killed_holder_leaves_no_stale_lock(tmp_path: Path) -> None:
         pass
 
 
+def test_the_refusal_names_the_holder_not_the_caller(tmp_path: Path) -> None:
+    proc = hold(tmp_path, "skillopt-sleep night")
+    try:
+        with (
+            pytest.raises(DirectoryLocked) as caught,
+            exclusive(tmp_path, "skillopt-sleep rollback"),
+        ):
+            pass
+    finally:
+        proc.communicate("\n", timeout=30)
+    message = str(caught.value)
+    assert f"another skillopt-sleep night is using {tmp_path} (pid {proc.pid})" in message
+    assert "rollback" not in message and "different directory" not in message
+
+
 def test_two_trainings_on_one_run_dir_are_refused(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    proc = hold(out)
+    proc = hold(out, "skillopt train")
     try:
         result = CliRunner().invoke(
             app, ["train", "--split-dir", str(TOY), "--out-root", str(out), "--epochs", "1"]
