@@ -51,6 +51,16 @@ def _load_builtin_backends() -> None:
     from skillopt_core.backends import builtin, mock  # noqa: F401
 
 
+def known_spec(spec: BackendSpec | str) -> BackendSpec:
+    """``spec`` parsed and checked against the registry without creating the backend (an
+    :class:`~skillopt_core.registry.UnknownEntryError`, a usage error, names the known ones)."""
+    if isinstance(spec, str):
+        spec = BackendSpec.parse(spec)
+    _load_builtin_backends()
+    BACKENDS.get(spec.name)
+    return spec
+
+
 def create_backend(spec: BackendSpec | str, options: Mapping[str, Any] | None = None) -> Backend:
     """Build a backend from its spec; ``options`` come from config (base_url, timeout, paths...)."""
     if isinstance(spec, str):
@@ -73,4 +83,5 @@ __all__ = [
     "Message",
     "Usage",
     "create_backend",
+    "known_spec",
 ]

@@ -107,6 +107,20 @@ def _mine(
         return mine(sessions, archive, mine_config, optimizer=optimizer)
 
 
+def _check_names(config: SleepConfig) -> None:
+    from skillopt_core.backends import known_spec
+
+    backends = config.backends
+    for spec in (backends.optimizer, backends.target, backends.judge):
+        if spec:
+            known_spec(spec)
+    if config.mine.embedder != "auto":  # the default needs no check (nor the embedders' import)
+        from skillopt_sleep.mine.embed import EMBEDDERS, embedder_names
+
+        if config.mine.embedder not in embedder_names():
+            EMBEDDERS.get(config.mine.embedder)  # raises, naming the known ones
+
+
 def _group_by_target(
     selection: Selection, routes: Mapping[str, Any]
 ) -> dict[Path, tuple[Any, Selection]]:
@@ -183,6 +197,9 @@ class _Night:
         from skillopt_sleep.stage import transaction
 
         state, config = self.state, self.config
+        _check_names(
+            config
+        )  # a misspelt backend or embedder fails tonight, not the first busy night
         transaction.recover(state)
         state.rotate_night_log()
         first_night = not state.history_path.exists()

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from skillopt_core.errors import EXIT_NO_EVIDENCE, NoEvidenceError, StorageError
+from skillopt_core.errors import EXIT_NO_EVIDENCE, NoEvidenceError, StorageError, UsageError
 from skillopt_core.testing import FakeModelServer
 from skillopt_sleep.engine import list_proposals, load_config, run_night
 from tests.engine._world import World
@@ -106,3 +106,25 @@ def test_an_unusable_state_directory_is_a_clear_error(
     with pytest.raises(StorageError) as caught:
         run_night(world.webapp, load_config(world.webapp, world.overrides()), home=world.home)
     assert "SKILLOPT_SLEEP_HOME" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ({"backends.target": "bogus"}, "unknown backend 'bogus'"),
+        ({"backends.optimizer": "opneai:m"}, "unknown backend 'opneai'"),
+        ({"mine.embedder": "minlm"}, "unknown embedder 'minlm'"),
+    ],
+)
+def test_a_misspelt_backend_or_embedder_fails_even_a_quiet_night(
+    world: World, override: dict[str, str], message: str
+) -> None:
+    """A scheduled night with a typo must not look fine until the first night with work."""
+    config = load_config(world.webapp, world.overrides())
+    run_night(world.webapp, config, home=world.home)
+    assert run_night(world.webapp, config, home=world.home).outcome == "nothing new"
+    with pytest.raises(UsageError) as caught:
+        run_night(
+            world.webapp, load_config(world.webapp, world.overrides(**override)), home=world.home
+        )
+    assert message in str(caught.value)
