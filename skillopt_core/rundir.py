@@ -20,6 +20,14 @@ WRITE_HINT = (
 
 
 PRIVATE_DIR = 0o700  # a run's artifacts hold the user's tasks and the models' replies
+_JSON_TYPES = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    bool: "boolean",
+    int: "number",
+    float: "number",
+}
 
 
 def atomic_write_bytes(
@@ -74,23 +82,38 @@ def atomic_write_json(path: Path, data: Any) -> None:
     atomic_write_text(path, json.dumps(data, indent=2, sort_keys=False, default=str) + "\n")
 
 
-def read_json(path: Path, default: Any = None, *, hint: str = "") -> Any:
-    """The JSON value in ``path`` (``default`` when it does not exist). An unreadable or damaged
-    file raises :class:`StorageError` with ``hint`` (or a generic way out) as its fix."""
+def read_json(
+    path: Path, default: Any = None, *, hint: str = "", expect: type | None = None
+) -> Any:
+    """The JSON value in ``path`` (``default`` when it does not exist). A file that is not UTF-8
+    JSON, not a file at all, or (with ``expect``) holds a value of another type is damaged: it
+    raises :class:`StorageError` with ``hint`` (or "move it aside") as its fix, as does an
+    unreadable one (with "check the file's permissions")."""
+    damaged = hint or f"move {path} aside and run again"
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        value = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return default
+    except IsADirectoryError as exc:
+        raise StorageError(f"{path} is damaged: it is a directory", hint=damaged) from exc
     except OSError as exc:
         raise StorageError(
             f"cannot read {path}: {exc.strerror or exc}",
             hint=hint or "check the file's permissions",
         ) from exc
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
+        raise StorageError(f"{path} is damaged and cannot be read ({exc})", hint=damaged) from exc
+    if expect is not None and not isinstance(value, expect):
         raise StorageError(
-            f"{path} is damaged and cannot be read ({exc})",
-            hint=hint or f"move {path} aside and run again",
-        ) from exc
+            f"{path} is damaged: it holds a JSON {_json_type(type(value))} "
+            f"where a JSON {_json_type(expect)} belongs",
+            hint=damaged,
+        )
+    return value
+
+
+def _json_type(kind: type) -> str:
+    return "null" if kind is type(None) else _JSON_TYPES.get(kind, kind.__name__)
 
 
 class RunDir:

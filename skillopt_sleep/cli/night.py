@@ -5,11 +5,13 @@ Thin over :mod:`skillopt_sleep.engine`: parse flags, call the library, render th
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import typer
 
+from skillopt_core.errors import StorageError
 from skillopt_sleep.cli._app import app
 from skillopt_sleep.cli._options import PROJECT, project_root
 from skillopt_sleep.cli._profile import with_profile
@@ -61,8 +63,12 @@ def status_command(
 ) -> None:
     """The last nights, pending proposals, the schedule, backends and the archive (fast)."""
     from skillopt_sleep.engine import status
+    from skillopt_sleep.engine.api import interrupted
 
-    result = status(project_root(project), check_backends=check)
+    root = project_root(project)
+    result = status(root, check_backends=check)
+    for notice in interrupted(root):
+        typer.echo(f"warning: {notice}", err=True)
     if as_json:
         emit_json(result)
         return
@@ -99,7 +105,23 @@ def report_command(
     from skillopt_sleep.engine import report_path
 
     path = report_path(project_root(project), proposal, "json" if as_json else kind)
-    typer.echo(str(path) if path_only else path.read_text(encoding="utf-8"))
+    typer.echo(str(path) if path_only else _report_text(path))
+
+
+def _report_text(path: Path) -> str:
+    """A staged report as text; damage is a StorageError. JSON is re-encoded ASCII-only, so a
+    bidi override or C1 control from a request prints as an escape and cannot act on a terminal."""
+    from skillopt_sleep.engine.state import read_json
+
+    if path.suffix == ".json":
+        return json.dumps(read_json(path), indent=2, ensure_ascii=True)
+    try:
+        return path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StorageError(
+            f"{path} is damaged and cannot be read ({exc})",
+            hint=f"move {path} aside, or stage the proposal again with `skillopt-sleep run`",
+        ) from exc
 
 
 def _adoption(action: str, result: Any, as_json: bool) -> None:
@@ -109,6 +131,8 @@ def _adoption(action: str, result: Any, as_json: bool) -> None:
     typer.echo(f"{action} {result.proposal}: " + ", ".join(result.files))
     if result.backup_dir:
         typer.echo(f"backup: {result.backup_dir}")
+    if result.message:
+        typer.echo(result.message)
 
 
 @app.command("adopt")

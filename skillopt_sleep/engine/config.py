@@ -241,18 +241,32 @@ def _layer_from_flat(flat: Mapping[str, Any], source: str) -> _Layer:
 
 def _read_toml(path: Path) -> _Layer | None:
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
     try:
-        data = tomllib.loads(text)
+        data = tomllib.loads(_utf8(path, raw))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path} is not valid TOML: {exc}") from None
     _check_shape(data, str(path))
     sources = {f"{s}.{k}": str(path) for s, table in data.items() for k in table}
     return _Layer({s: dict(t) for s, t in data.items()}, sources)
+
+
+def _utf8(path: Path, raw: bytes) -> str:
+    """TOML is UTF-8; a stray byte is reported where it is, like a TOML syntax error."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - raw.rfind(b"\n", 0, exc.start)
+        raise ConfigError(
+            f"{path} is not valid TOML: invalid UTF-8 byte 0x{raw[exc.start]:02x} "
+            f"(at line {line}, column {column})",
+            hint=f"save {path} as UTF-8 text",
+        ) from None
 
 
 def _unknown_env(name: str, sections: list[str]) -> ConfigError:

@@ -26,9 +26,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from skillopt_core import rundir
 from skillopt_core.errors import StorageError
 from skillopt_core.lock import exclusive, holder
-from skillopt_core.rundir import atomic_write_bytes, read_json
+from skillopt_core.rundir import atomic_write_bytes
 from skillopt_sleep.paths import PRIVATE_FILE_MODE as PRIVATE_FILE
 from skillopt_sleep.paths import private_dir, private_file, project_state_dir
 
@@ -68,12 +69,21 @@ def write_json(path: Path, data: Any) -> None:
     write_private(path, json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
+def read_json(path: Path, default: Any = None, *, expect: type = dict) -> Any:
+    """A state file's JSON value (``default`` when missing). Every state file holds one JSON
+    object, so anything else, like undecodable text, is damage: a StorageError that says to move
+    the file aside."""
+    return rundir.read_json(path, default, expect=expect)
+
+
 def append_line(path: Path, record: dict[str, Any]) -> None:
-    """Append one JSON line and sync it (the journal and the history are append-only)."""
+    """Append one JSON line and sync it (the journal and the history are append-only). A torn
+    last line (a killed write) is cut first, so the new record starts on a line of its own."""
     line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, PRIVATE_FILE)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, PRIVATE_FILE)
         try:
+            _cut_torn_line(fd)
             os.write(fd, line.encode("utf-8"))
             os.fsync(fd)
         finally:
@@ -82,21 +92,46 @@ def append_line(path: Path, record: dict[str, Any]) -> None:
         raise StorageError(f"cannot append to {path}: {exc.strerror or exc}") from None
 
 
+def _cut_torn_line(fd: int) -> None:
+    size = os.fstat(fd).st_size
+    if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
+        return
+    os.ftruncate(fd, os.pread(fd, size, 0).rfind(b"\n") + 1)
+
+
 def read_lines(path: Path) -> list[dict[str, Any]]:
-    """Records of an append-only file; a torn last line (a killed write) is ignored."""
+    """Records of an append-only file. A torn last line (a killed write, so no newline) is
+    ignored; any complete line that is not a UTF-8 JSON object, or a path that is no file, is
+    damage: a StorageError naming the line and saying to move the file aside."""
+    damaged = f"move {path} aside and run again"
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         return []
+    except IsADirectoryError as exc:
+        raise StorageError(f"{path} is damaged: it is a directory", hint=damaged) from exc
+    except OSError as exc:
+        raise StorageError(
+            f"cannot read {path}: {exc.strerror or exc}", hint="check the file's permissions"
+        ) from exc
     out: list[dict[str, Any]] = []
-    for line in text.splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
+    complete = data[: data.rfind(b"\n") + 1]
+    for number, line in enumerate(complete.splitlines(), 1):
+        if not line.strip():
             continue
-        if isinstance(record, dict):
-            out.append(record)
+        record = _record(line)
+        if record is None:
+            raise StorageError(f"{path} is damaged at line {number}", hint=damaged)
+        out.append(record)
     return out
+
+
+def _record(line: bytes) -> dict[str, Any] | None:
+    try:
+        record = json.loads(line.decode("utf-8"))
+    except ValueError:  # JSONDecodeError, UnicodeDecodeError
+        return None
+    return record if isinstance(record, dict) else None
 
 
 class ProjectState:
