@@ -153,25 +153,45 @@ def _archive_counts(state: ProjectState) -> dict[str, int]:
 
 
 def adopt(project: PathLike, proposal: str | None = None, *, force: bool = False) -> AdoptResult:
+    """Replace the live files with the proposal; the message first says what recovering an
+    interrupted transaction did, if anything."""
     from skillopt_sleep.stage import transaction
 
     state = ProjectState(project)
     with state.night_lock("skillopt-sleep adopt"):
-        transaction.recover(state)
+        recovered = transaction.recover(state)
         name, files, backup = transaction.adopt(state, proposal, force=force)
-    return AdoptResult(
-        name, "adopted", tuple(files), str(backup), "live files replaced; backup kept"
-    )
+    message = "; ".join([*(r.message for r in recovered), "live files replaced; backup kept"])
+    return AdoptResult(name, "adopted", tuple(files), str(backup), message)
 
 
 def rollback(project: PathLike, proposal: str | None = None) -> AdoptResult:
+    """Restore what the latest (or the named) adopt replaced. An interrupted adopt of it is
+    undone by the recovery alone: that is the rollback, and its message says so."""
     from skillopt_sleep.stage import transaction
 
     state = ProjectState(project)
     with state.night_lock("skillopt-sleep rollback"):
-        transaction.recover(state)
-        name, files, backup = transaction.rollback(state, proposal)
-    return AdoptResult(name, "rolled back", tuple(files), str(backup), "restored byte for byte")
+        recovered = transaction.recover(state)
+        undone = [
+            r
+            for r in recovered
+            if r.action == "adopt" and not r.repaired and proposal in (None, r.proposal)
+        ]
+        if undone:
+            last = undone[-1]
+            backup = str(state.backup_dir(last.proposal))
+            return AdoptResult(last.proposal, "rolled back", last.files, backup, last.message)
+        name, files, backup_dir = transaction.rollback(state, proposal)
+    message = "; ".join([*(r.message for r in recovered), "restored byte for byte"])
+    return AdoptResult(name, "rolled back", tuple(files), str(backup_dir), message)
+
+
+def interrupted(project: PathLike) -> list[str]:
+    """An interrupted adopt or rollback, and the command that recovers it (read only)."""
+    from skillopt_sleep.stage import transaction
+
+    return transaction.interrupted(ProjectState(project))
 
 
 def reject(project: PathLike, proposal: str | None = None) -> AdoptResult:

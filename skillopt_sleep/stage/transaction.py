@@ -1,10 +1,15 @@
 """Adopt, reject and roll back staged proposals: each a small transaction with a journal.
 
-adopt: refuse a live file that drifted since staging (unless forced) → back up every live file →
-journal "begin" → replace each file atomically (temp + rename) → journal "done". A process killed
-in between leaves a "begin" without "done"; the next transaction (or ``recover``) restores the
-backups byte for byte, so live files are always either all old or all new.
-rollback: restore the backups of an adopted proposal byte for byte (created files are removed).
+adopt: refuse a live file that drifted since staging (unless forced) or that is not a regular file
+→ back up every live file → journal "begin" → replace each file atomically (temp + rename) →
+journal "done". A write that fails puts back the files already replaced at once; a process killed
+in between leaves a "begin" without "done", and the next transaction (or ``recover``) restores the
+backups byte for byte and removes the killed write's temp file, so live files are always either
+all old or all new. The manifest turns "adopted" only after the last file is replaced, so a
+"begin" whose "done" line was torn while the manifest says "adopted" is a finished adopt: it
+stays. A symlinked live file (skills kept in a dotfiles repo) is written through its link.
+rollback: restore the backups of an adopted proposal byte for byte; a file that had no backup did
+not exist before the adopt and is removed.
 reject: mark the proposal rejected; the caller feeds its edits to the rejected-edit buffer.
 """
 
@@ -12,6 +17,11 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import glob
+import os
+import re
+import stat
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -27,9 +37,36 @@ from skillopt_sleep.engine.state import (
 )
 from skillopt_sleep.stage.proposal import load_manifest, set_state, sha256
 
+_TEMP_PART = re.compile(r"[a-z0-9_]{8}")  # the random part of a tempfile.mkstemp name
+FINISHED = {"adopt": "adopted", "rollback": "rolled back"}  # the manifest state each one ends in
+
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat()
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """What ``recover`` did about one unfinished transaction."""
+
+    proposal: str
+    action: str  # the interrupted action: "adopt" | "rollback"
+    repaired: bool  # True: only its "done" record was lost (the manifest says it finished)
+    files: tuple[str, ...]
+
+    @property
+    def message(self) -> str:
+        if self.repaired:
+            return (
+                f"the journal's record that the {self.action} of {self.proposal} finished was "
+                f"damaged; the {self.action} had finished, so it stays {FINISHED[self.action]}"
+            )
+        if self.action == "adopt":
+            return (
+                f"an interrupted adopt of {self.proposal} was undone: live files restored "
+                "(the proposal is pending again)"
+            )
+        return f"an interrupted rollback of {self.proposal} was finished: live files restored"
 
 
 def find_proposal(state: ProjectState, proposal: str | None, wanted: str) -> Path:
@@ -48,11 +85,28 @@ def find_proposal(state: ProjectState, proposal: str | None, wanted: str) -> Pat
     raise UsageError(f"no {wanted} proposal", hint="run a night first: `skillopt-sleep run`")
 
 
+def _in_the_way(path: Path) -> DriftError:
+    return DriftError(
+        f"{path} is not a regular file (a folder or a file stands where the skill file should be)",
+        hint="move it aside or put the skill file back, then adopt again (or run a new night)",
+    )
+
+
 def _read_live(path: Path) -> bytes | None:
+    """The live bytes (through a symlink), or None when there is no file. Anything else in the
+    way is a DriftError even for a forced adopt: nothing could be written there."""
     try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise _in_the_way(path)
         return path.read_bytes()
     except FileNotFoundError:
         return None
+    except (NotADirectoryError, IsADirectoryError):
+        raise _in_the_way(path) from None
+    except OSError as exc:
+        raise StorageError(
+            f"cannot read {path}: {exc.strerror or exc}", hint="fix the file's permissions"
+        ) from None
 
 
 def drifted(directory: Path) -> list[str]:
@@ -67,31 +121,55 @@ def drifted(directory: Path) -> list[str]:
     return out
 
 
+def _target(path: Path) -> Path:
+    """The file a live path stands for: a symlink's target, so the link itself stays."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
 def _write_live(path: Path, data: bytes) -> None:
+    target = _target(path)
     try:
-        mode = path.stat().st_mode & 0o777 if path.exists() else None
-        atomic_write_bytes(path, data, mode=mode)
+        mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else None
+        atomic_write_bytes(target, data, mode=mode)
     except OSError as exc:
+        cause = exc.__cause__ if isinstance(exc.__cause__, OSError) else exc
         raise StorageError(
-            f"cannot write {path}: {exc.strerror or exc}",
-            hint="free some disk space or fix permissions; the journal restores any partial adopt",
+            f"cannot write {path}: {cause.strerror or cause}",
+            hint=f"make {target.parent} writable or free some disk space, then adopt again",
         ) from None
 
 
+def _remove_temp_files(path: Path) -> None:
+    """Delete the temp file a killed atomic write left beside ``path`` (``.<name>.XXXXXXXX``)."""
+    for live in {path, _target(path)}:
+        prefix = f".{live.name}."
+        for leftover in live.parent.glob(glob.escape(prefix) + "*"):
+            if _TEMP_PART.fullmatch(leftover.name[len(prefix) :]) and not leftover.is_symlink():
+                with contextlib.suppress(OSError):
+                    leftover.unlink()
+
+
 def _restore(backup: Path, files: list[dict[str, Any]]) -> None:
+    """Put each live file back as the adopt found it: its backup, or no file when it had none.
+    A file already as it was is not written (a read-only folder an adopt failed on stays
+    untouched)."""
     for index, entry in enumerate(files):
         live = Path(entry["live_path"])
         saved = backup / f"{index:02d}.orig"
+        if saved.is_file():
+            before = saved.read_bytes()
+            if _read_live(live) != before:
+                _write_live(live, before)
+            continue
+        target = _target(live)
+        target.unlink(missing_ok=True)
         if entry.get("created"):
-            live.unlink(missing_ok=True)
             with contextlib.suppress(OSError):  # the folder adopt made for it, if now empty
-                live.parent.rmdir()
-        elif saved.is_file():
-            _write_live(live, saved.read_bytes())
+                target.parent.rmdir()
 
 
-def recover(state: ProjectState) -> list[str]:
-    """Undo any adopt or rollback that was interrupted; returns the proposals it repaired."""
+def _unfinished(state: ProjectState) -> list[dict[str, Any]]:
+    """Journal "begin" records without their "done" (read only)."""
     begun: dict[str, dict[str, Any]] = {}
     for record in read_lines(state.journal_path):
         key = f"{record.get('action')}:{record.get('proposal')}"
@@ -99,22 +177,62 @@ def recover(state: ProjectState) -> list[str]:
             begun[key] = record
         elif record.get("phase") == "done":
             begun.pop(key, None)
-    repaired = []
-    for record in begun.values():
-        proposal = str(record["proposal"])
+    return list(begun.values())
+
+
+def interrupted(state: ProjectState) -> list[str]:
+    """What an interrupted transaction left for ``recover`` to do, and the command that does
+    it; read only (for ``status``)."""
+    out = []
+    for record in _unfinished(state):
+        proposal, action = str(record["proposal"]), str(record["action"])
+        if load_manifest(state.proposal_dir(proposal)).get("state") == FINISHED.get(action):
+            continue  # finished; only its record was lost
+        if action == "adopt":
+            out.append(
+                f"the adopt of {proposal} was interrupted: live files may be part old, part new; "
+                "`skillopt-sleep rollback` restores them (`skillopt-sleep adopt` adopts it again)"
+            )
+        else:
+            out.append(
+                f"the rollback of {proposal} was interrupted: `skillopt-sleep rollback` finishes it"
+            )
+    return out
+
+
+def _finish(state: ProjectState, record: dict[str, Any], **extra: Any) -> None:
+    append_line(state.journal_path, {**record, "phase": "done", "at": _now(), **extra})
+
+
+def recover(state: ProjectState) -> list[Recovery]:
+    """Undo any adopt and finish any rollback that was interrupted; say what it did."""
+    done = []
+    for record in _unfinished(state):
+        proposal, action = str(record["proposal"]), str(record["action"])
         directory = state.proposal_dir(proposal)
-        files = load_manifest(directory)["files"]
-        if record["action"] == "adopt":
+        manifest = load_manifest(directory)
+        files = manifest["files"]
+        repaired = manifest.get("state") == FINISHED.get(action)
+        if not repaired:
+            for entry in files:
+                _remove_temp_files(Path(entry["live_path"]))
             _restore(state.backup_dir(proposal), files)
-            set_state(directory, "pending")
-        else:  # an interrupted rollback: finish it (the backups are the target state)
-            _restore(state.backup_dir(proposal), files)
-            set_state(directory, "rolled back")
-        append_line(
-            state.journal_path, {**record, "phase": "done", "recovered": True, "at": _now()}
-        )
-        repaired.append(proposal)
-    return repaired
+            set_state(directory, "pending" if action == "adopt" else "rolled back")
+        _finish(state, record, recovered=True, repaired=repaired)
+        done.append(Recovery(proposal, action, repaired, tuple(f["live_path"] for f in files)))
+    return done
+
+
+def _back_up(backup: Path, files: list[dict[str, Any]]) -> None:
+    """Save every live file as it is now; stale backups of an earlier, undone adopt go first, so
+    a missing backup always means "no file before this adopt"."""
+    make_private_dir(backup)
+    for stale in backup.glob("*.orig"):
+        stale.unlink()
+    for index, entry in enumerate(files):
+        live = _read_live(Path(entry["live_path"]))
+        if live is not None:
+            write_private(backup / f"{index:02d}.orig", live)
 
 
 def adopt(
@@ -132,22 +250,20 @@ def adopt(
             "or run a new night",
         )
     files = manifest["files"]
-    backup = make_private_dir(state.backup_dir(directory.name))
-    for index, entry in enumerate(files):
-        live = _read_live(Path(entry["live_path"]))
-        if live is not None:
-            write_private(backup / f"{index:02d}.orig", live)
-    append_line(
-        state.journal_path,
-        {"action": "adopt", "phase": "begin", "proposal": directory.name, "at": _now()},
-    )
-    for entry in files:
-        _write_live(Path(entry["live_path"]), (directory / entry["staged"]).read_bytes())
+    backup = state.backup_dir(directory.name)
+    _back_up(backup, files)
+    begin = {"action": "adopt", "phase": "begin", "proposal": directory.name, "at": _now()}
+    append_line(state.journal_path, begin)
+    try:
+        for entry in files:
+            _write_live(Path(entry["live_path"]), (directory / entry["staged"]).read_bytes())
+    except StorageError:
+        with contextlib.suppress(StorageError):  # else the next command's recover does it
+            _restore(backup, files)
+            _finish(state, begin, undone=True)
+        raise
     set_state(directory, "adopted", adopted_at=_now())
-    append_line(
-        state.journal_path,
-        {"action": "adopt", "phase": "done", "proposal": directory.name, "at": _now()},
-    )
+    _finish(state, begin)
     return directory.name, [e["live_path"] for e in files], backup
 
 
