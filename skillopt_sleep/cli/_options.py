@@ -40,6 +40,15 @@ def project_root(project: Path | None) -> Path:
     return project if project is not None else Path.cwd()
 
 
+def project_dir(project: Path | None) -> Path:
+    """The project a night command works on, which must exist: a misspelt ``-p`` would
+    otherwise run quiet nights forever on nothing (``harvest`` and ``mine`` only scope by it)."""
+    root = project_root(project)
+    if not root.is_dir():
+        raise typer.BadParameter(f"{root} is not a directory", param_hint="'--project' / '-p'")
+    return root
+
+
 def harness_homes(
     claude: Path | None, codex: Path | None, copilot: Path | None, vscode: Path | None
 ) -> dict[str, Path]:

@@ -13,7 +13,7 @@ import typer
 
 from skillopt_core.errors import StorageError
 from skillopt_sleep.cli._app import app
-from skillopt_sleep.cli._options import PROJECT, project_root
+from skillopt_sleep.cli._options import PROJECT, project_dir
 from skillopt_sleep.cli._profile import with_profile
 from skillopt_sleep.cli._run import emit_json, handle_errors, load, progress_bar
 
@@ -24,7 +24,7 @@ PROPOSAL = typer.Argument(None, help="Proposal id (a night id; default: the late
 def _run(project: Path | None, dry_run: bool, as_json: bool, flags: dict[str, Any]) -> None:
     from skillopt_sleep.engine import run_night
 
-    root = project_root(project)
+    root = project_dir(project)
     config = load(root, flags)
     with progress_bar(not as_json) as progress:
         report = run_night(root, config, dry_run=dry_run, progress=progress)
@@ -65,7 +65,7 @@ def status_command(
     from skillopt_sleep.engine import status
     from skillopt_sleep.engine.api import interrupted
 
-    root = project_root(project)
+    root = project_dir(project)
     result = status(root, check_backends=check)
     for notice in interrupted(root):
         typer.echo(f"warning: {notice}", err=True)
@@ -83,13 +83,16 @@ def proposals_command(project: Path | None = PROJECT, as_json: bool = JSON) -> N
     """Every staged proposal and its state (pending, adopted, rejected, rolled back)."""
     from skillopt_sleep.engine import list_proposals
 
-    found = list_proposals(project_root(project))
+    found = list_proposals(project_dir(project))
     if as_json:
         emit_json(found)
         return
     from skillopt_sleep.cli._render import proposals_table
 
     proposals_table(found)
+
+
+REPORT_FORMATS = ("md", "html", "json")
 
 
 @app.command("report")
@@ -104,7 +107,12 @@ def report_command(
     """Show a staged proposal's report (markdown on the terminal; --format html for a browser)."""
     from skillopt_sleep.engine import report_path
 
-    path = report_path(project_root(project), proposal, "json" if as_json else kind)
+    if kind not in REPORT_FORMATS:
+        raise typer.BadParameter(
+            f"{kind!r} is not a report format; choose from {', '.join(REPORT_FORMATS)}",
+            param_hint="'--format'",
+        )
+    path = report_path(project_dir(project), proposal, "json" if as_json else kind)
     typer.echo(str(path) if path_only else _report_text(path))
 
 
@@ -149,7 +157,7 @@ def adopt_command(
     """Replace the live files with the proposal (atomic, backed up, journaled)."""
     from skillopt_sleep.engine import adopt, three_way_diff
 
-    root = project_root(project)
+    root = project_dir(project)
     if force:
         typer.echo(three_way_diff(root, proposal), err=as_json)
         if not yes and not typer.confirm("Adopt over these live changes?", err=True):
@@ -165,7 +173,7 @@ def reject_command(
     """Decline a proposal; its edits join the rejected buffer and are not proposed again."""
     from skillopt_sleep.engine import reject
 
-    _adoption("rejected", reject(project_root(project), proposal), as_json)
+    _adoption("rejected", reject(project_dir(project), proposal), as_json)
 
 
 @app.command("rollback")
@@ -176,4 +184,4 @@ def rollback_command(
     """Restore the files an adopted proposal replaced, byte for byte."""
     from skillopt_sleep.engine import rollback
 
-    _adoption("rolled back", rollback(project_root(project), proposal), as_json)
+    _adoption("rolled back", rollback(project_dir(project), proposal), as_json)

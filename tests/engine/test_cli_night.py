@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from skillopt_core.errors import EXIT_BUSY, EXIT_DRIFT, EXIT_USAGE
 from skillopt_sleep.cli import app
 from skillopt_sleep.engine import ProjectState
+from skillopt_sleep.paths import state_dir
 from tests.engine._world import World
 
 
@@ -173,3 +174,15 @@ def test_a_night_and_its_report_survive_an_ascii_locale(world: World, monkeypatc
     assert b"session cookie" in report.stdout
     status = cli("status", "-p", str(world.webapp))
     assert status.returncode == 0, status.stderr.decode("ascii", "replace")
+
+
+def test_a_misspelt_project_is_a_usage_error_not_a_quiet_night(tmp_path: Path) -> None:
+    """A scheduled `run -p /typo` would otherwise say "nothing new" every night, forever."""
+    missing = tmp_path / "no-such-project"
+    for command in ("run", "status", "proposals", "adopt", "rollback"):
+        code, _, err = _invoke(command, "-p", str(missing))
+        assert code == EXIT_USAGE, (command, err)
+        assert "is not a directory" in err
+    code, _, err = _invoke("report", "-p", str(tmp_path), "--format", "pdf")
+    assert code == EXIT_USAGE and "not a report format" in err
+    assert not list(state_dir().glob("projects/no-such-project*")), "no state was made for it"

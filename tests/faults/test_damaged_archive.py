@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +9,7 @@ import pytest
 from faults._cli import home_args, sleep_cli
 from faults._sessions import PROJECT, write_session
 from skillopt_sleep.engine import ProjectState
+from tests.engine._world import make_world
 
 NOT_SQLITE = b"this is not a SQLite database, just bytes a crash left behind\n" * 64
 
@@ -39,11 +39,12 @@ def test_mine_on_a_damaged_archive(tmp_path: Path, home: Path) -> None:
     assert archive.read_bytes() == NOT_SQLITE  # left for the user to inspect or move
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="POSIX paths")
-def test_a_night_on_a_damaged_archive(home: Path) -> None:
-    archive = ProjectState(PROJECT).archive_path
+def test_a_night_on_a_damaged_archive(tmp_path: Path) -> None:
+    world = make_world(tmp_path / "w")
+    archive = ProjectState(world.webapp).archive_path
     archive.parent.mkdir(parents=True, exist_ok=True)
     archive.write_bytes(NOT_SQLITE)
-    args = ["run", "-p", PROJECT, *home_args({"claude": home}), "--backend", "mock",
+    homes = {name: world.home / f".{name}" for name in ("claude", "codex", "copilot")}
+    args = ["run", "-p", str(world.webapp), *home_args(homes), "--backend", "mock",
             "--embedder", "jaccard"]  # fmt: skip
     _assert_clean(sleep_cli(args, {"SKILLOPT_SLEEP_NIGHT_SINCE": "3650d"}), archive)

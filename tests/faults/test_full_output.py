@@ -53,7 +53,8 @@ def test_json_to_a_full_disk_is_a_message(tmp_path: Path, command: list[str]) ->
     write_session(home, "s1", ["fix the login test"])
     write_session(home, "s2", ["fix the login test again"])
     homes = home_args({"claude": home}) if command[0] == "mine" else []
-    argv = [sys.executable, "-m", "skillopt_sleep", *command, "-p", PROJECT, *homes, "--json"]
+    project = PROJECT if command[0] == "mine" else str(tmp_path)  # status needs a real folder
+    argv = [sys.executable, "-m", "skillopt_sleep", *command, "-p", project, *homes, "--json"]
     if command[0] == "mine":
         argv += ["--archive", str(tmp_path / "archive.sqlite3")]
     _clean_failure(_to_full(argv))
