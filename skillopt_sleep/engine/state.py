@@ -59,8 +59,11 @@ def write_private(path: Path, data: bytes | str) -> None:
     try:
         atomic_write_bytes(path, payload, mode=PRIVATE_FILE, private_dirs=True)
     except OSError as exc:
+        # atomic_write_bytes already wraps the OS error (with --out-root advice for training
+        # runs): say it once, with the engine's advice
+        cause = exc.__cause__ if isinstance(exc.__cause__, OSError) else exc
         raise StorageError(
-            f"cannot write {path}: {exc.strerror or exc}",
+            f"cannot write {path}: {cause.strerror or cause}",
             hint="free some disk space or fix the directory's permissions; live files are untouched",
         ) from None
 

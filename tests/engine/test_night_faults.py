@@ -128,3 +128,21 @@ def test_a_misspelt_backend_or_embedder_fails_even_a_quiet_night(
             world.webapp, load_config(world.webapp, world.overrides(**override)), home=world.home
         )
     assert message in str(caught.value)
+
+
+def test_a_failed_state_write_says_so_once_with_the_engines_advice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import skillopt_core.rundir as rundir
+    from skillopt_sleep.engine.state import write_private
+
+    def full(path: Path, data: bytes, mode: int | None) -> None:
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(rundir, "_atomic_write", full)
+    with pytest.raises(StorageError) as caught:
+        write_private(tmp_path / "history.json", "{}")
+    assert str(caught.value).count("cannot write") == 1 and "Read-only file system" in str(
+        caught.value
+    )
+    assert "--out-root" not in (caught.value.hint or "")
