@@ -63,11 +63,9 @@ def status_command(
 ) -> None:
     """The last nights, pending proposals, the schedule, backends and the archive (fast)."""
     from skillopt_sleep.engine import status
-    from skillopt_sleep.engine.api import interrupted
 
-    root = project_dir(project)
-    result = status(root, check_backends=check)
-    for notice in interrupted(root):
+    result = status(project_dir(project), check_backends=check)
+    for notice in result.interrupted:
         typer.echo(f"warning: {notice}", err=True)
     if as_json:
         emit_json(result)

@@ -112,6 +112,7 @@ def status(project: PathLike, *, limit: int = 10, check_backends: bool = False) 
         running={"pid": running} if running else None,
         health=backend_health(config) if check_backends else {},
         ended_since_last_night=_ended_sessions(state, nights[-1].started_at if nights else ""),
+        interrupted=tuple(interrupted(state.project)),
     )
 
 

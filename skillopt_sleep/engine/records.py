@@ -156,6 +156,7 @@ class Status:
     running: Mapping[str, Any] | None = None  # the holder of the night lock, if one runs now
     health: Mapping[str, str] = field(default_factory=dict)
     ended_since_last_night: int = 0  # sessions the Claude Code SessionEnd hook recorded
+    interrupted: tuple[str, ...] = ()  # an adopt or rollback cut short, and what recovers it
 
 
 @dataclass(frozen=True)

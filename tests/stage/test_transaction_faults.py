@@ -190,6 +190,9 @@ def test_status_names_an_interrupted_adopt_without_repairing_it(
     code, _, err, _ = _invoke("status", "-p", str(project))
     assert code == 0
     assert f"adopt of {PROPOSAL} was interrupted" in err and "skillopt-sleep rollback" in err
+    code, out, _, _ = _invoke("status", "-p", str(project), "--json")
+    (notice,) = json.loads(out)["interrupted"]  # also for --json and the MCP server
+    assert f"adopt of {PROPOSAL} was interrupted" in notice
     assert ProjectState(project).journal_path.read_bytes() == journal
     assert _skill(project, 0).read_text() == _new(0)  # status only reports
 
