@@ -107,6 +107,30 @@ def _mine(
         return mine(sessions, archive, mine_config, optimizer=optimizer)
 
 
+def _discard_unfinished(state: ProjectState, index: Any) -> list[str]:
+    """Remove the pending proposals of nights killed after staging but before their commit.
+
+    Their sessions were never consumed, so tonight replays them and stages anew: keeping the
+    old one would offer the same edits twice. A night is finished when its commit recorded it;
+    proposals older than the first such record predate it and are kept."""
+    import shutil
+
+    from skillopt_sleep.stage.proposal import load_manifest
+
+    finished = index.finished_nights()
+    if not finished:
+        return []
+    oldest, removed = min(finished), []
+    for directory in state.proposals():
+        night = directory.name
+        if night in finished or night <= oldest:
+            continue
+        if load_manifest(directory).get("state", "pending") == "pending":
+            shutil.rmtree(directory)
+            removed.append(night)
+    return removed
+
+
 def _check_names(config: SleepConfig) -> None:
     from skillopt_core.backends import known_spec
 
@@ -205,6 +229,8 @@ class _Night:
         first_night = not state.history_path.exists()
         self.tick("harvest", 0, 1)
         harvested, index = _harvest(state, config, first_night, stack)
+        if not self.dry_run:
+            _discard_unfinished(state, index)
         self._lap("harvest")
         self.tick("harvest", 1, 1)
         if not harvested.sessions:  # the index advances only when a night finishes
@@ -337,6 +363,6 @@ class _Night:
             return report
         write_json(self.state.night_dir(report.night_id) / "report.json", to_jsonable(report))
         append_line(self.state.history_path, reporting.summary_line(report))
-        index.commit()
+        index.commit(night=report.night_id)
         self.state.prune_nights(KEEP_NIGHTS)
         return report

@@ -197,6 +197,18 @@ class HarvestIndex:
     def _generation_key(self) -> str:
         return f"generation:{self._project}"
 
+    def _night_prefix(self) -> str:
+        return f"night:{self._project}:"
+
+    def finished_nights(self) -> set[str]:
+        """The nights whose commit recorded them (see :meth:`commit`), for the bound project."""
+        prefix = self._night_prefix()
+        with _guarded(self._where):
+            rows = self._db.execute(
+                "SELECT key FROM meta WHERE substr(key, 1, ?) = ?", (len(prefix), prefix)
+            ).fetchall()
+        return {key[len(prefix) :] for (key,) in rows}
+
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
         """Hold the index's run lock (``BusyError`` at once if another run holds it)."""
@@ -320,8 +332,10 @@ class HarvestIndex:
                 hint="run again: the sessions will be delivered once more",
             )
 
-    def commit(self) -> None:
-        """Make this run's records the index's checkpoint (one transaction)."""
+    def commit(self, night: str = "") -> None:
+        """Make this run's records the index's checkpoint (one transaction); ``night`` is
+        recorded in the same transaction, so a night whose sessions were consumed is known to
+        have finished (:meth:`finished_nights`), and one killed before is known not to have."""
         if not self._record:
             raise RuntimeError("this run was bound read-only (record=False): nothing to commit")
         with _guarded(self._where):
@@ -332,6 +346,11 @@ class HarvestIndex:
                 "INSERT OR REPLACE INTO meta VALUES (?, ?)",
                 (self._generation_key(), self._generation),
             )
+            if night:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO meta VALUES (?, '1')",
+                    (f"{self._night_prefix()}{night}",),
+                )
             self._db.execute("COMMIT")
         self._writing = False
         self._clear()
