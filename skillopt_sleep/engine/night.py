@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -210,6 +210,7 @@ class _Night:
         self.tick, self.home, self.started = progress, home, started
         self.night_id = _night_id(started)
         self.timings: dict[str, float] = {}
+        self.recovered: list[str] = []  # what undoing an interrupted adopt did, said in the report
         self._clock = time.perf_counter()
 
     def _lap(self, stage: str) -> None:
@@ -224,7 +225,7 @@ class _Night:
         _check_names(
             config
         )  # a misspelt backend or embedder fails tonight, not the first busy night
-        transaction.recover(state)
+        self.recovered = [r.message for r in transaction.recover(state)]
         state.rotate_night_log()
         first_night = not state.history_path.exists()
         self.tick("harvest", 0, 1)
@@ -355,8 +356,12 @@ class _Night:
         return runs
 
     def _finish(self, report: NightReport, index: Any) -> NightReport:
-        """Save the night's report and history line, then commit the harvest index (last)."""
+        """Save the night's report and history line, then commit the harvest index (last). An
+        interrupted adopt the night undid first is said in the report's message."""
         from skillopt_sleep.jsonable import to_jsonable
+
+        if self.recovered:
+            report = replace(report, message="; ".join([*self.recovered, report.message]))
 
         if self.dry_run:
             index.rollback()

@@ -15,7 +15,15 @@ from skillopt_core.errors import SkillOptError
 
 
 class ScheduleError(SkillOptError, RuntimeError):
-    """The OS scheduler refused or is missing (exit 1)."""
+    """The OS scheduler refused or is missing (exit 1); every one says what to do."""
+
+    def __init__(self, message: str = "", *, hint: str = "") -> None:
+        super().__init__(
+            message,
+            hint=hint
+            or "check that your user may use the system scheduler (its message is above), or "
+            "run `skillopt-sleep daemon` instead of an OS schedule",
+        )
 
 
 @dataclass(frozen=True)

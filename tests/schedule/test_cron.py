@@ -145,8 +145,9 @@ def test_a_failing_crontab_is_a_schedule_error(project: Path, tmp_path: Path) ->
     from skillopt_sleep.schedule import Completed, ScheduleError
 
     fake = FakeOS(crontab="", fail={"-": Completed(1, "", "crontab: permission denied")})
-    with pytest.raises(ScheduleError, match="permission denied"):
+    with pytest.raises(ScheduleError, match="permission denied") as caught:
         install_schedule(project, "03:17", host=host("linux", fake, tmp_path))
+    assert "skillopt-sleep daemon" in caught.value.hint  # every refusal says what to do
 
 
 def test_the_cron_command_runs_in_a_real_shell_with_its_quoting_intact(tmp_path: Path) -> None:

@@ -240,3 +240,16 @@ def test_a_torn_completion_record_keeps_the_finished_adopt(project: Path) -> Non
     assert [_skill(project, i).read_bytes() for i in range(SKILLS)] == [
         _old(i) for i in range(SKILLS)
     ]
+
+
+def test_a_night_that_undoes_a_killed_adopt_says_so(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillopt_sleep.engine import load_config, run_night
+
+    _kill_adopt_after(project, 2, monkeypatch)
+    empty = {f"homes.{h}": str(tmp_path / "no-sessions") for h in ("claude", "codex", "copilot")}
+    report = run_night(project, load_config(project, empty), home=tmp_path / "no-home")
+    assert report.outcome == "nothing new"
+    assert report.message.startswith(f"an interrupted adopt of {PROPOSAL} was undone")
+    assert _skill(project, 0).read_text() != _new(0)  # the old bytes are back
