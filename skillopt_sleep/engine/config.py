@@ -243,6 +243,10 @@ def _read_toml(path: Path) -> _Layer | None:
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
+        if path.is_symlink():  # a config kept elsewhere (dotfiles) that moved: not "no config"
+            raise ConfigError(
+                f"config file {path} is a link to {os.readlink(path)}, which does not exist"
+            ) from None
         return None
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None

@@ -118,3 +118,14 @@ def test_state_file_names_match_their_owners() -> None:
     from skillopt_sleep.mine.archive import ARCHIVE_NAME
 
     assert (state.INDEX_FILE, state.ARCHIVE_FILE) == (INDEX_NAME, ARCHIVE_NAME)
+
+
+def test_a_config_link_to_a_missing_file_is_an_error_not_no_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A user config kept in a dotfiles repo that moved must not silently become the defaults."""
+    link = tmp_path / "config.toml"
+    link.symlink_to(tmp_path / "dotfiles" / "skillopt-sleep.toml")
+    monkeypatch.setenv("SKILLOPT_SLEEP_CONFIG", str(link))
+    with pytest.raises(ConfigError, match="is a link to .*dotfiles.*, which does not exist"):
+        load_config(tmp_path, environ={})
