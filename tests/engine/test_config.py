@@ -127,5 +127,5 @@ def test_a_config_link_to_a_missing_file_is_an_error_not_no_config(
     link = tmp_path / "config.toml"
     link.symlink_to(tmp_path / "dotfiles" / "skillopt-sleep.toml")
     monkeypatch.setenv("SKILLOPT_SLEEP_CONFIG", str(link))
-    with pytest.raises(ConfigError, match="is a link to .*dotfiles.*, which does not exist"):
+    with pytest.raises(ConfigError, match=r"is a link to .*dotfiles.*, which does not exist"):
         load_config(tmp_path, environ={})
