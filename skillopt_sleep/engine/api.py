@@ -122,7 +122,7 @@ def _ended_sessions(state: ProjectState, since: str) -> int:
 
     root = str(state.project)
     count = 0
-    for record in read_lines(state_dir() / "session-end.jsonl"):
+    for record in read_lines(state_dir() / "session-end.jsonl", skip_bad=True):
         cwd = str(record.get("cwd", ""))
         inside = cwd == root or cwd.startswith(root.rstrip("/\\") + os.sep)
         if inside and str(record.get("at", "")) > since:

@@ -102,10 +102,12 @@ def _cut_torn_line(fd: int) -> None:
     os.ftruncate(fd, os.pread(fd, size, 0).rfind(b"\n") + 1)
 
 
-def read_lines(path: Path) -> list[dict[str, Any]]:
+def read_lines(path: Path, *, skip_bad: bool = False) -> list[dict[str, Any]]:
     """Records of an append-only file. A torn last line (a killed write, so no newline) is
     ignored; any complete line that is not a UTF-8 JSON object, or a path that is no file, is
-    damage: a StorageError naming the line and saying to move the file aside."""
+    damage: a StorageError naming the line and saying to move the file aside. ``skip_bad``
+    skips such lines instead, for files other processes append to (a killed hook's torn line
+    may be followed by the next hook's) whose records are only counted."""
     damaged = f"move {path} aside and run again"
     try:
         data = path.read_bytes()
@@ -123,9 +125,10 @@ def read_lines(path: Path) -> list[dict[str, Any]]:
         if not line.strip():
             continue
         record = _record(line)
-        if record is None:
+        if record is None and not skip_bad:
             raise StorageError(f"{path} is damaged at line {number}", hint=damaged)
-        out.append(record)
+        if record is not None:
+            out.append(record)
     return out
 
 

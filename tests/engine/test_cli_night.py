@@ -148,6 +148,10 @@ def test_status_counts_sessions_the_hook_recorded(world: World, tmp_path: Path) 
     ]
     log.write_text("".join(json.dumps(r) + "\n" for r in lines) + '{"torn')
     assert status(world.webapp).ended_since_last_night == 2
+    # a killed hook's torn line, then the next hook's record: skipped, not "damaged"
+    with log.open("a") as more:
+        more.write(json.dumps({**lines[0], "session_id": "d"}) + "\n")
+    assert status(world.webapp).ended_since_last_night == 3
 
 
 def test_a_proposal_id_cannot_name_a_path(world: World) -> None:
