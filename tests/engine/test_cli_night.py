@@ -148,9 +148,11 @@ def test_status_counts_sessions_the_hook_recorded(world: World, tmp_path: Path) 
     ]
     log.write_text("".join(json.dumps(r) + "\n" for r in lines) + '{"torn')
     assert status(world.webapp).ended_since_last_night == 2
-    # a killed hook's torn line, then the next hook's record: skipped, not "damaged"
+    # a killed hook's torn line, then the next hooks' records: the glued line is skipped (not
+    # "damaged"), and the records after it count
     with log.open("a") as more:
-        more.write(json.dumps({**lines[0], "session_id": "d"}) + "\n")
+        for sid in ("d", "e"):
+            more.write(json.dumps({**lines[0], "session_id": sid}) + "\n")
     assert status(world.webapp).ended_since_last_night == 3
 
 
