@@ -222,9 +222,8 @@ class _Night:
         from skillopt_sleep.stage import transaction
 
         state, config = self.state, self.config
-        _check_names(
-            config
-        )  # a misspelt backend or embedder fails tonight, not the first busy night
+        # a misspelt backend or embedder fails tonight, not on the first night with work
+        _check_names(config)
         self.recovered = [r.message for r in transaction.recover(state)]
         state.rotate_night_log()
         first_night = not state.history_path.exists()
