@@ -48,7 +48,7 @@ def install_command(
     Claude Code: the plugin and the user-level /skillopt-sleep; Codex: the skill and the MCP
     server; Copilot: the MCP server and a skill. Idempotent; every file is recorded with its hash.
     """
-    from skillopt_sleep.install import install
+    from skillopt_sleep.install import failures, install
 
     actions = install(
         harness,
@@ -58,6 +58,17 @@ def install_command(
         vscode_project=vscode.expanduser().resolve() if vscode else None,
     )
     _print(actions, as_json, dry_run)
+    _fail_on(failures(actions))
+
+
+def _fail_on(failed: list) -> None:
+    """Each failed harness as ``error:`` / ``fix:`` on stderr, then exit 1."""
+    from skillopt_core.cli_errors import print_error
+
+    for action in failed:
+        print_error(f"{action.path}: {action.detail}", action.fix)
+    if failed:
+        raise typer.Exit(1)
 
 
 @app.command("uninstall")

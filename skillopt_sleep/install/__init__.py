@@ -15,12 +15,13 @@ import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from skillopt_core.errors import UsageError
-from skillopt_sleep.install import claude, codex, copilot
-from skillopt_sleep.install.changes import Action, FileSpec, Spec, apply, undo
+from skillopt_core.errors import SkillOptError, UsageError
+from skillopt_sleep.install import _fs, claude, codex, copilot
+from skillopt_sleep.install.changes import Action, CommandSpec, FileSpec, Spec, apply, undo
 from skillopt_sleep.install.engine_command import pointer, pointer_path
 from skillopt_sleep.install.layout import HARNESSES, Harness, Homes
 from skillopt_sleep.install.manifest import Manifest
+from skillopt_sleep.install.specs import InstallError
 
 ENGINE = "engine"
 
@@ -71,20 +72,65 @@ def install(
     vscode_project: Path | None = None,
     manifest: Manifest | None = None,
 ) -> list[Action]:
-    """Write each harness's shims (or, with ``dry_run``, say what would be written)."""
+    """Write each harness's shims (or, with ``dry_run``, say what would be written).
+
+    A harness whose config cannot be edited safely is skipped whole and reported by an action
+    carrying a ``fix`` (see :func:`failures`); the other harnesses are still installed. The
+    manifest is saved after every write, so a failure never leaves an unrecorded shim."""
+    chosen = harnesses_of(names)
+    if vscode_project is not None and not vscode_project.is_dir():
+        raise UsageError(
+            f"--vscode {vscode_project} is not a folder", hint="pass the project's root folder"
+        )
     homes = homes or Homes.from_env()
     manifest = manifest or Manifest()
-    actions = [apply(_pointer_spec(), manifest, dry_run)]
-    for harness in harnesses_of(names):
+    actions = [_apply_all("engine", [_pointer_spec()], manifest, dry_run)]
+    for harness in chosen:
         if harness == "claude-code" and claude_plugin and not claude.plugin_commands():
-            actions.append(Action("skip", "claude plugin install", claude.NO_CLAUDE))
-        for spec in specs_for(
+            actions.append([Action("skip", "claude plugin install", claude.NO_CLAUDE)])
+        specs = specs_for(
             harness, homes, mcp=mcp, claude_plugin=claude_plugin, vscode_project=vscode_project
-        ):
-            actions.append(apply(spec, manifest, dry_run))
-    if not dry_run:
-        manifest.save()
-    return actions
+        )
+        actions.append(_apply_all(harness, specs, manifest, dry_run))
+    return [action for group in actions for action in group]
+
+
+def _apply_all(
+    harness: str, specs: Sequence[Spec], manifest: Manifest, dry_run: bool
+) -> list[Action]:
+    """Apply one harness's specs: all checked first (parse, shape, writable), then written."""
+    try:
+        for spec in specs:
+            if not isinstance(spec, CommandSpec):
+                _fs.check_writable(spec.path)
+                apply(spec, manifest, dry_run=True)
+    except InstallError as exc:
+        return [_failed(harness, exc, written=False)]
+    done: list[Action] = []
+    for spec in specs:
+        try:
+            done.append(apply(spec, manifest, dry_run))
+        except (InstallError, OSError) as exc:
+            return [*done, _failed(harness, exc, written=bool(done))]
+        finally:
+            if not dry_run:
+                manifest.save()
+    return done
+
+
+def _failed(harness: str, exc: OSError | InstallError, *, written: bool) -> Action:
+    path = exc.path if isinstance(exc, InstallError) else str(exc.filename or "")
+    message = exc.message if isinstance(exc, SkillOptError) else (exc.strerror or str(exc))
+    hint = exc.hint if isinstance(exc, SkillOptError) and exc.hint else "check the permissions"
+    state = "partly installed (what was written is recorded)" if written else "not installed"
+    return Action(
+        "skip", path, f"{message}; {harness} {state}; other harnesses unaffected", fix=hint
+    )
+
+
+def failures(actions: Sequence[Action]) -> list[Action]:
+    """The actions that are errors the user must fix (the CLI exits non-zero on them)."""
+    return [action for action in actions if action.fix]
 
 
 def uninstall(
@@ -110,4 +156,13 @@ def uninstall(
     return actions
 
 
-__all__ = ["HARNESSES", "Action", "Homes", "harnesses_of", "install", "specs_for", "uninstall"]
+__all__ = [
+    "HARNESSES",
+    "Action",
+    "Homes",
+    "failures",
+    "harnesses_of",
+    "install",
+    "specs_for",
+    "uninstall",
+]

@@ -4,18 +4,62 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
 from skillopt_core.rundir import atomic_write_bytes
+from skillopt_sleep.install.specs import InstallError
+
+MOVE_ASIDE = "move {path} aside (or fix it), then run the same command again"
 
 
 def read(path: Path) -> bytes | None:
+    """The file's bytes, None when absent; anything unreadable (a directory, no permission) is
+    an :class:`InstallError` naming the file."""
     try:
         return path.read_bytes()
     except FileNotFoundError:
         return None
+    except OSError as exc:
+        raise InstallError(
+            path, f"cannot read {path}: {exc.strerror or exc}", hint=MOVE_ASIDE.format(path=path)
+        ) from exc
+
+
+def read_text(path: Path) -> str | None:
+    raw = read(path)
+    if raw is None:
+        return None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InstallError(
+            path, f"{path} is not UTF-8 text ({exc.reason})", hint=MOVE_ASIDE.format(path=path)
+        ) from exc
+
+
+def target(path: Path) -> Path:
+    """Where writing ``path`` lands: through a symlink (a dotfiles repo), never over it."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
+def check_writable(path: Path) -> None:
+    """Fail before writing anything when ``path`` could not be written (read-only folder, a file
+    where a folder should be): a half-installed harness is worse than none."""
+    final = target(path)
+    probe = final.parent
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        raise InstallError(
+            path, f"cannot write {path}: {probe} is not a folder", hint=f"move {probe} aside"
+        )
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise InstallError(
+            path, f"cannot write {path}: {probe} is read-only", hint=f"chmod u+w {probe}"
+        )
 
 
 def missing_dirs(path: Path) -> list[str]:
@@ -28,9 +72,15 @@ def missing_dirs(path: Path) -> list[str]:
 
 
 def write(path: Path, data: bytes, *, executable: bool = False) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = 0o755 if executable else 0o644
-    atomic_write_bytes(path, data, mode=mode)
+    """Atomically replace ``path`` (its symlink's target when it is one), keeping an existing
+    file's permission bits: user configs holding tokens are often 0600."""
+    final = target(path)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(final.stat().st_mode) | (0o111 if executable else 0)
+    except FileNotFoundError:
+        mode = 0o755 if executable else 0o644
+    atomic_write_bytes(final, data, mode=mode)
 
 
 def backup(path: Path) -> Path:

@@ -14,11 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from skillopt_sleep.install.edit_block import block_text
+from skillopt_sleep.install import _fs
+from skillopt_sleep.install.edit_block import block_text, find_block, parse_error
+from skillopt_sleep.install.edit_json import dig
 from skillopt_sleep.install.engine_command import pointer, pointer_path, resolves
 from skillopt_sleep.install.layout import HARNESSES, Homes
-from skillopt_sleep.install.manifest import Manifest, sha256
-from skillopt_sleep.install.specs import BlockSpec, FileSpec, JsonKeySpec
+from skillopt_sleep.install.manifest import Entry, Manifest, sha256
+from skillopt_sleep.install.specs import BlockSpec, FileSpec, InstallError, JsonKeySpec
 
 Level = Literal["ok", "warn", "fail", "info"]
 CLIS = {"claude-code": "claude", "codex": "codex", "copilot": "copilot"}
@@ -59,10 +61,17 @@ def engine_checks() -> list[Check]:
         recorded = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return [*checks, Check("engine pointer", "info", f"none at {path} (nothing installed)")]
-    except ValueError:
+    except (OSError, ValueError) as exc:
+        recorded = exc
+    if not isinstance(recorded, dict):
         return [
             *checks,
-            Check("engine pointer", "fail", f"{path} is damaged", "skillopt-sleep install all"),
+            Check(
+                "engine pointer",
+                "fail",
+                f"{path} is damaged or unreadable",
+                f"move {path} aside, then `skillopt-sleep install all`",
+            ),
         ]
     for kind in ("cli", "mcp"):
         argv = recorded.get(kind) or []
@@ -112,6 +121,8 @@ def project_checks(project: Path) -> list[Check]:
     from skillopt_core.errors import SkillOptError
     from skillopt_sleep.engine import status
 
+    if not project.is_dir():
+        return [Check("project", "fail", f"{project} is not a folder", "pass a project with -p")]
     try:
         state = status(project, check_backends=True)
     except SkillOptError as exc:
@@ -158,8 +169,9 @@ def shim_checks(homes: Homes, manifest: Manifest) -> list[Check]:
                 Check(name, "warn", f"{path} is gone", f"skillopt-sleep install {entry.harness}")
             )
             continue
-        if entry.kind == "file" and sha256(path.read_bytes()) != entry.sha256:
-            checks.append(Check(name, "warn", f"{path} was edited since install"))
+        problem = _recorded_problem(entry)
+        if problem is not None:
+            checks.append(Check(name, *problem))
             continue
         if current.get((entry.harness, entry.path), entry.sha256) != entry.sha256:
             checks.append(
@@ -172,11 +184,39 @@ def shim_checks(homes: Homes, manifest: Manifest) -> list[Check]:
     return checks
 
 
+def _recorded_problem(entry: Entry) -> tuple[Level, str, str] | None:
+    """What is wrong with one recorded shim in its file (level, detail, fix), None when fine."""
+    path = Path(entry.path)
+    again = f"skillopt-sleep install {entry.harness}"
+    try:
+        if entry.kind == "file":
+            edited = sha256(_fs.read(path) or b"") != entry.sha256
+            return ("warn", f"{path} was edited since install", "") if edited else None
+        text = _fs.read_text(path) or ""
+    except InstallError as exc:
+        return ("fail", exc.message, exc.hint)
+    if entry.kind == "json-key":
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            return ("fail", f"{path} is not valid JSON ({exc})", f"fix it, then `{again}`")
+        value = dig(data, entry.key.split(".")) if isinstance(data, dict) else None
+        if value is None:
+            return ("warn", f"{entry.key} is gone from {path}", again)
+        return None
+    if entry.kind == "text-block":
+        error = parse_error(text)
+        if error is not None:
+            return ("fail", f"{path} is not valid TOML ({error})", f"fix it, then `{again}`")
+        if find_block(text) is None:
+            return ("warn", f"the managed block is gone from {path}", again)
+    return None
+
+
 def diagnose(project: Path, homes: Homes | None = None) -> list[Check]:
     homes = homes or Homes.from_env()
-    return [
-        *engine_checks(),
-        *harness_checks(homes),
-        *project_checks(project),
-        *shim_checks(homes, Manifest()),
-    ]
+    try:
+        shims = shim_checks(homes, Manifest())
+    except InstallError as exc:
+        shims = [Check("install manifest", "fail", exc.message, exc.hint)]
+    return [*engine_checks(), *harness_checks(homes), *project_checks(project), *shims]

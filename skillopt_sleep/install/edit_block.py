@@ -5,14 +5,13 @@ alone; undo removes the block (and the separator we added) only while it is what
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from skillopt_sleep.install import _fs
 from skillopt_sleep.install.edit_json import dig
 from skillopt_sleep.install.manifest import Entry, Manifest, sha256
-from skillopt_sleep.install.specs import Action, BlockSpec, Verb
+from skillopt_sleep.install.specs import Action, BlockSpec, InstallError, Verb
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -28,7 +27,7 @@ def block_text(body: str) -> str:
     return f"{BEGIN}\n{body.rstrip()}\n{END}\n"
 
 
-def _find_block(text: str) -> tuple[int, int] | None:
+def find_block(text: str) -> tuple[int, int] | None:
     start = text.find(BEGIN)
     if start < 0:
         return None
@@ -41,32 +40,54 @@ def _find_block(text: str) -> tuple[int, int] | None:
     return start, end
 
 
-def _defines(text: str, table: Sequence[str]) -> bool:
+def parse_error(text: str) -> str | None:
+    """Why ``text`` is not TOML, or None when it is."""
     try:
-        data: Any = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        return False
-    return dig(data, table) is not None
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        return str(exc)
+    return None
+
+
+def _parsed(path: Path, text: str, *, ours: bool) -> dict[str, Any]:
+    """``text`` as TOML; an :class:`InstallError` when it is not (before anything is written)."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        if ours:
+            raise InstallError(
+                path,
+                f"adding the managed block would make {path} invalid TOML ({exc}); "
+                "nothing was written",
+                hint="convert an inline `mcp_servers = {...}` table to [mcp_servers.<name>] "
+                "tables, or add the block by hand (`skillopt-sleep install --dry-run` shows it)",
+            ) from exc
+        raise InstallError(
+            path,
+            f"{path} is not valid TOML ({exc}); nothing was written",
+            hint=f"fix {path} (or move it aside), then install again",
+        ) from exc
 
 
 def apply_block(spec: BlockSpec, manifest: Manifest, dry_run: bool) -> Action:
-    raw = _fs.read(spec.path)
-    text = raw.decode("utf-8") if raw is not None else ""
+    read = _fs.read_text(spec.path)
+    text = read or ""
+    original = _parsed(spec.path, text, ours=False)
     block = block_text(spec.body)
     entry = manifest.find(spec.harness, str(spec.path), "block")
     new = Entry(spec.harness, "text-block", str(spec.path), sha256(block), key="block")
-    where = _find_block(text)
+    where = find_block(text)
     if where is not None and text[where[0] : where[1]] == block:
         if entry is None and not dry_run:
             manifest.put(new)
         return Action("unchanged", str(spec.path), "managed block")
-    if where is None and spec.table and _defines(text, spec.table):
+    if where is None and spec.table and dig(original, spec.table) is not None:
         return Action(
             "skip",
             str(spec.path),
             f"[{'.'.join(spec.table)}] is already defined there by you; left as it is",
         )
-    new.created = entry.created if entry is not None else raw is None
+    new.created = entry.created if entry is not None else read is None
     new.created_dirs = entry.created_dirs if entry is not None else _fs.missing_dirs(spec.path)
     if where is None:
         verb: Verb = "create"
@@ -77,6 +98,7 @@ def apply_block(spec: BlockSpec, manifest: Manifest, dry_run: bool) -> Action:
         old = text[where[0] : where[1]]
         verb = "update" if entry is not None and sha256(old) == entry.sha256 else "replace"
         updated = text[: where[0]] + block + text[where[1] :]
+    _parsed(spec.path, updated, ours=True)
     detail = "managed block"
     if not dry_run:
         if verb == "replace":
@@ -89,9 +111,11 @@ def apply_block(spec: BlockSpec, manifest: Manifest, dry_run: bool) -> Action:
 
 def undo_block(entry: Entry, dry_run: bool) -> Action:
     path = Path(entry.path)
-    raw = _fs.read(path)
-    text = raw.decode("utf-8") if raw is not None else ""
-    where = _find_block(text)
+    try:
+        text = _fs.read_text(path) or ""
+    except InstallError as exc:
+        return Action("keep", entry.path, f"{exc.message}; managed block left as it is", exc.hint)
+    where = find_block(text)
     if where is None:
         return Action("skip", entry.path, "managed block already gone")
     if sha256(text[where[0] : where[1]]) != entry.sha256:

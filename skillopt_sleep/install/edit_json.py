@@ -11,18 +11,41 @@ from typing import Any
 
 from skillopt_sleep.install import _fs
 from skillopt_sleep.install.manifest import Entry, Manifest, sha256
-from skillopt_sleep.install.specs import Action, JsonKeySpec, Verb
+from skillopt_sleep.install.specs import Action, InstallError, JsonKeySpec, Verb
 
 
-def _load_json(path: Path) -> dict[str, Any] | None:
-    raw = _fs.read(path)
-    if raw is None or not raw.strip():
+def _load_json(path: Path) -> dict[str, Any]:
+    """The file's object ({} when absent or empty); anything else is an :class:`InstallError`."""
+    text = _fs.read_text(path)
+    if text is None or not text.strip():
         return {}
+    hint = f"fix {path} by hand (or move it aside), then install again"
     try:
-        data = json.loads(raw)
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
+        data = json.loads(text)
+    except ValueError as exc:
+        raise InstallError(path, f"{path} is not valid JSON ({exc})", hint=hint) from exc
+    if not isinstance(data, dict):
+        raise InstallError(
+            path, f"{path} holds a JSON {type(data).__name__}, not an object", hint=hint
+        )
+    return data
+
+
+def _container(data: dict[str, Any], spec: JsonKeySpec, *, create: bool) -> dict[str, Any]:
+    """The object our key goes in ({} when absent; made in ``data`` when ``create``); a
+    non-object in the way is an error, never a TypeError."""
+    node = data
+    for depth, part in enumerate(spec.keys[:-1]):
+        child = node.setdefault(part, {}) if create else node.get(part, {})
+        if not isinstance(child, dict):
+            where = ".".join(spec.keys[: depth + 1])
+            raise InstallError(
+                spec.path,
+                f"{where} in {spec.path} is a JSON {type(child).__name__}, not an object",
+                hint=f'make {where} an object ({{"name": {{...}}}}) in {spec.path}, then install again',
+            )
+        node = child
+    return node
 
 
 def dig(data: dict[str, Any], keys: Sequence[str]) -> Any:
@@ -39,15 +62,15 @@ def _canon(value: Any) -> str:
 
 
 def _dump_json(path: Path, data: dict[str, Any]) -> None:
-    _fs.write(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    json.loads(text)  # what we write must read back; a ValueError here is our bug, not the user's
+    _fs.write(path, text.encode("utf-8"))
 
 
 def apply_json(spec: JsonKeySpec, manifest: Manifest, dry_run: bool) -> Action:
     key = ".".join(spec.keys)
     data = _load_json(spec.path)
-    if data is None:
-        return Action("skip", str(spec.path), "not a JSON object; fix it, then install again")
-    current = dig(data, spec.keys)
+    current = _container(data, spec, create=False).get(spec.keys[-1])
     entry = manifest.find(spec.harness, str(spec.path), key)
     new = Entry(spec.harness, "json-key", str(spec.path), sha256(_canon(spec.value)), key=key)
     if current is not None and _canon(current) == _canon(spec.value):
@@ -68,10 +91,7 @@ def apply_json(spec: JsonKeySpec, manifest: Manifest, dry_run: bool) -> Action:
         if verb == "replace":
             new.backup = str(_fs.backup(spec.path))
             detail = f"{key} (was different; file backed up to {new.backup})"
-        node = data
-        for part in spec.keys[:-1]:
-            node = node.setdefault(part, {})
-        node[spec.keys[-1]] = spec.value
+        _container(data, spec, create=True)[spec.keys[-1]] = spec.value
         _dump_json(spec.path, data)
         manifest.put(new)
     return Action(verb, str(spec.path), detail)
@@ -79,10 +99,13 @@ def apply_json(spec: JsonKeySpec, manifest: Manifest, dry_run: bool) -> Action:
 
 def undo_json(entry: Entry, dry_run: bool) -> Action:
     path = Path(entry.path)
-    data = _load_json(path)
+    try:
+        data = _load_json(path)
+    except InstallError as exc:
+        return Action("keep", entry.path, f"{exc.message}; {entry.key} left as it is", exc.hint)
     keys = entry.key.split(".")
-    current = None if data is None else dig(data, keys)
-    if data is None or current is None:
+    current = dig(data, keys)
+    if current is None:
         return Action("skip", entry.path, f"{entry.key} already gone")
     if sha256(_canon(current)) != entry.sha256:
         return Action("keep", entry.path, f"{entry.key} changed since install; left in place")

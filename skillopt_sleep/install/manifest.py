@@ -11,8 +11,9 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, get_args
 
+from skillopt_sleep.install.specs import InstallError
 from skillopt_sleep.paths import state_dir
 
 EntryKind = Literal["file", "json-key", "text-block", "command"]
@@ -55,13 +56,7 @@ class Manifest:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or install_dir() / "manifest.json"
-        self.entries: list[Entry] = []
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            data = {}
-        for raw in data.get("entries", []):
-            self.entries.append(Entry(**raw))
+        self.entries = _load(self.path)
 
     def find(self, harness: str, path: str, key: str = "") -> Entry | None:
         return next((e for e in self.entries if e.ident == (harness, path, key)), None)
@@ -80,3 +75,37 @@ class Manifest:
 
         make_private_dir(self.path.parent)
         write_json(self.path, {"version": 1, "entries": [asdict(e) for e in self.entries]})
+
+
+def _load(path: Path) -> list[Entry]:
+    """The recorded entries ([] when there is no manifest); anything unreadable or malformed is
+    an :class:`InstallError`: guessing would make uninstall remove the wrong things."""
+    try:
+        data: Any = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError) as exc:  # a directory, SKILLOPT_SLEEP_HOME a file, not JSON
+        raise _damaged(path, str(exc)) from exc
+    raw_entries = data.get("entries", []) if isinstance(data, dict) else None
+    if not isinstance(raw_entries, list):
+        raise _damaged(path, "not an object with an `entries` list")
+    entries: list[Entry] = []
+    for raw in raw_entries:
+        try:
+            entry = Entry(**raw)
+        except TypeError as exc:  # not an object, an unknown or a missing key
+            raise _damaged(path, f"bad entry {raw!r:.80}: {exc}") from exc
+        if entry.kind not in get_args(EntryKind):
+            raise _damaged(path, f"unknown entry kind {entry.kind!r}")
+        entries.append(entry)
+    return entries
+
+
+def _damaged(path: Path, why: str) -> InstallError:
+    return InstallError(
+        path,
+        f"the install manifest {path} is damaged ({why})",
+        hint=f"move it aside (mv {path} {path}.damaged; or move SKILLOPT_SLEEP_HOME aside if it "
+        "is not a folder), then run `skillopt-sleep install` again; remove the shims it listed "
+        "by hand",
+    )

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from skillopt_core.errors import SkillOptError
+
 Verb = Literal[
     "create", "update", "unchanged", "replace", "skip", "remove", "keep", "restore", "run"
 ]
@@ -20,11 +22,22 @@ Verb = Literal[
 
 @dataclass(frozen=True)
 class Action:
-    """One line of what install / uninstall did (or, with --dry-run, would do)."""
+    """One line of what install / uninstall did (or, with --dry-run, would do). ``fix`` is set
+    only on a failure: what the user must do before installing that harness again."""
 
     verb: Verb
     path: str
     detail: str = ""
+    fix: str = ""
+
+
+class InstallError(SkillOptError):
+    """A user's config (or our manifest) we must not touch as it is: it does not parse, has an
+    unexpected shape, or cannot be read or written. ``path`` names the file."""
+
+    def __init__(self, path: Path | str, message: str, *, hint: str = "") -> None:
+        super().__init__(message, hint=hint)
+        self.path = str(path)
 
 
 @dataclass(frozen=True)
