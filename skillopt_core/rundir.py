@@ -46,6 +46,12 @@ def atomic_write_bytes(
         raise StorageError(f"cannot write {path}: {exc.strerror or exc}", hint=WRITE_HINT) from exc
 
 
+def link_target(path: Path) -> Path:
+    """Where writing ``path`` should land: a symlink's target (a file kept in a dotfiles repo),
+    so an atomic replace keeps the link instead of turning it into a regular file."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
 def _make_parents(folder: Path, mode: int | None) -> None:
     if mode is None or folder.is_dir():
         folder.mkdir(parents=True, exist_ok=True)

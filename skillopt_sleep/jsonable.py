@@ -42,5 +42,7 @@ def to_jsonable(value: Any) -> Any:
     raise TypeError(f"cannot convert {type(value).__name__} to JSON")
 
 
-def dumps(value: Any, *, indent: int | None = None) -> str:
-    return json.dumps(to_jsonable(value), ensure_ascii=False, indent=indent)
+def dumps(value: Any, *, indent: int | None = None, ascii_only: bool = False) -> str:
+    """``ascii_only``: every non-ASCII character as an escape (a bidi override in a request
+    cannot then act on a terminal that prints the file)."""
+    return json.dumps(to_jsonable(value), ensure_ascii=ascii_only, indent=indent)

@@ -5,12 +5,17 @@ Thin over :mod:`skillopt_sleep.install`: parse, call, print one line per file to
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from skillopt_sleep.cli._app import app
 from skillopt_sleep.cli._run import emit_json, handle_errors
+
+if TYPE_CHECKING:
+    from skillopt_sleep.install import Action
 
 HARNESS = typer.Argument(..., help="claude-code | codex | copilot | all (one or more).")
 DRY_RUN = typer.Option(False, "--dry-run", help="Say what would change; touch nothing.")
@@ -61,7 +66,7 @@ def install_command(
     _fail_on(failures(actions))
 
 
-def _fail_on(failed: list) -> None:
+def _fail_on(failed: Sequence[Action]) -> None:
     """Each failed harness as ``error:`` / ``fix:`` on stderr, then exit 1."""
     from skillopt_core.cli_errors import print_error
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -243,7 +242,7 @@ def new_file_text(target: Any, mined: Any, families: Sequence[str]) -> str:
 def stage_report(
     state: ProjectState, report: NightReport, runs: Sequence[TargetRun]
 ) -> NightReport:
-    from skillopt_sleep.jsonable import to_jsonable
+    from skillopt_sleep.jsonable import dumps
     from skillopt_sleep.stage.proposal import FileChange, stage, staged_name, unified_diff
     from skillopt_sleep.stage.report import render_html, render_markdown
 
@@ -267,7 +266,7 @@ def stage_report(
     reports = {
         "report.md": render_markdown(staged, diff),
         "report.html": render_html(staged, diff),
-        "report.json": json.dumps(to_jsonable(staged), indent=2, ensure_ascii=True) + "\n",
+        "report.json": dumps(staged, indent=2, ascii_only=True) + "\n",
     }
     stage(state, report.night_id, files, reports)
     return staged

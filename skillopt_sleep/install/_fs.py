@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
-from skillopt_core.rundir import atomic_write_bytes
+from skillopt_core.rundir import atomic_write_bytes, link_target
 from skillopt_sleep.install.specs import InstallError
 
 MOVE_ASIDE = "move {path} aside (or fix it), then run the same command again"
@@ -40,15 +40,10 @@ def read_text(path: Path) -> str | None:
         ) from exc
 
 
-def target(path: Path) -> Path:
-    """Where writing ``path`` lands: through a symlink (a dotfiles repo), never over it."""
-    return Path(os.path.realpath(path)) if path.is_symlink() else path
-
-
 def check_writable(path: Path) -> None:
     """Fail before writing anything when ``path`` could not be written (read-only folder, a file
     where a folder should be): a half-installed harness is worse than none."""
-    final = target(path)
+    final = link_target(path)
     probe = final.parent
     while not probe.exists() and probe != probe.parent:
         probe = probe.parent
@@ -74,7 +69,7 @@ def missing_dirs(path: Path) -> list[str]:
 def write(path: Path, data: bytes, *, executable: bool = False) -> None:
     """Atomically replace ``path`` (its symlink's target when it is one), keeping an existing
     file's permission bits: user configs holding tokens are often 0600."""
-    final = target(path)
+    final = link_target(path)
     final.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode = stat.S_IMODE(final.stat().st_mode) | (0o111 if executable else 0)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import difflib
 import glob
-import os
 import re
 import stat
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from skillopt_core.errors import DriftError, StorageError, UsageError
-from skillopt_core.rundir import atomic_write_bytes
+from skillopt_core.rundir import atomic_write_bytes, link_target
 from skillopt_sleep.engine.state import (
     ProjectState,
     append_line,
@@ -121,13 +120,8 @@ def drifted(directory: Path) -> list[str]:
     return out
 
 
-def _target(path: Path) -> Path:
-    """The file a live path stands for: a symlink's target, so the link itself stays."""
-    return Path(os.path.realpath(path)) if path.is_symlink() else path
-
-
 def _write_live(path: Path, data: bytes) -> None:
-    target = _target(path)
+    target = link_target(path)
     try:
         mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else None
         atomic_write_bytes(target, data, mode=mode)
@@ -141,7 +135,7 @@ def _write_live(path: Path, data: bytes) -> None:
 
 def _remove_temp_files(path: Path) -> None:
     """Delete the temp file a killed atomic write left beside ``path`` (``.<name>.XXXXXXXX``)."""
-    for live in {path, _target(path)}:
+    for live in {path, link_target(path)}:
         prefix = f".{live.name}."
         for leftover in live.parent.glob(glob.escape(prefix) + "*"):
             if _TEMP_PART.fullmatch(leftover.name[len(prefix) :]) and not leftover.is_symlink():
@@ -161,7 +155,7 @@ def _restore(backup: Path, files: list[dict[str, Any]]) -> None:
             if _read_live(live) != before:
                 _write_live(live, before)
             continue
-        target = _target(live)
+        target = link_target(live)
         target.unlink(missing_ok=True)
         if entry.get("created"):
             with contextlib.suppress(OSError):  # the folder adopt made for it, if now empty
