@@ -25,6 +25,7 @@ from skillopt_core.errors import SkillOptError
 from skillopt_sleep import __version__
 from skillopt_sleep.engine.records import AdoptResult, Proposal, Status
 from skillopt_sleep.mcp.jobs import Jobs, JobView, NightRunner
+from skillopt_sleep.mcp.stdio import serve_stdio
 from skillopt_sleep.mcp.views import FamilyPreview, HarvestView, MineView, ReportView
 from skillopt_sleep.mcp.workspace import resolve_project, root_paths
 
@@ -77,11 +78,11 @@ Sources = Annotated[
 MaxTasks = Annotated[int | None, Field(ge=1, description="Most training tasks replayed.")]
 MaxCalls = Annotated[int | None, Field(ge=0, description="Hard limit on model calls.")]
 
-READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
-STAGES = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=True)
-CHANGES_LIVE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, openWorldHint=False)
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+STAGES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=True)
+CHANGES_LIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
 MARKS = ToolAnnotations(
-    readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False
+    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
 
 
@@ -331,5 +332,6 @@ def build_server(
 
 
 def serve(default_project: Path | None = None) -> None:
-    """Run the server on stdio until the client closes it."""
-    build_server(default_project=default_project).run()
+    """Run the server on stdio until the client closes it; a line that is no JSON-RPC message
+    gets the JSON-RPC error (see :mod:`skillopt_sleep.mcp.stdio`)."""
+    serve_stdio(build_server(default_project=default_project))
