@@ -9,7 +9,8 @@ all old or all new. The manifest turns "adopted" only after the last file is rep
 "begin" whose "done" line was torn while the manifest says "adopted" is a finished adopt: it
 stays. A symlinked live file (skills kept in a dotfiles repo) is written through its link.
 rollback: restore the backups of an adopted proposal byte for byte; a file that had no backup did
-not exist before the adopt and is removed.
+not exist before the adopt and is removed, and so is each folder the adopt made for such files
+(its journal "begin" lists them) once empty. A folder that was there before the adopt stays.
 reject: mark the proposal rejected; the caller feeds its edits to the rejected-edit buffer.
 """
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import glob
+import os
 import re
 import stat
 from dataclasses import dataclass
@@ -143,10 +145,32 @@ def _remove_temp_files(path: Path) -> None:
                     leftover.unlink()
 
 
-def _restore(backup: Path, files: list[dict[str, Any]]) -> None:
-    """Put each live file back as the adopt found it: its backup, or no file when it had none.
-    A file already as it was is not written (a read-only folder an adopt failed on stays
-    untouched)."""
+def _missing_folders(files: list[dict[str, Any]]) -> list[str]:
+    """The folders writing ``files`` will create: each live file's ancestors that do not exist."""
+    out: list[str] = []
+    for entry in files:
+        folder = link_target(Path(entry["live_path"])).parent
+        while not os.path.lexists(folder) and str(folder) not in out:
+            out.append(str(folder))
+            folder = folder.parent
+    return out
+
+
+def _created_folders(state: ProjectState, proposal: str) -> list[str]:
+    """The folders the last adopt of ``proposal`` created, as its journal "begin" lists them
+    (none for an adopt journaled before they were listed: an empty folder left is harmless)."""
+    folders: object = []
+    for record in read_lines(state.journal_path):
+        begin = record.get("action") == "adopt" and record.get("phase") == "begin"
+        if begin and record.get("proposal") == proposal:
+            folders = record.get("created_folders", [])
+    return [f for f in folders if isinstance(f, str)] if isinstance(folders, list) else []
+
+
+def _restore(backup: Path, files: list[dict[str, Any]], created_folders: list[str]) -> None:
+    """Put each live file back as the adopt found it: its backup, or no file when it had none;
+    then remove the folders the adopt created, deepest first, each only if empty. A file already
+    as it was is not written (a read-only folder an adopt failed on stays untouched)."""
     for index, entry in enumerate(files):
         live = Path(entry["live_path"])
         saved = backup / f"{index:02d}.orig"
@@ -155,11 +179,10 @@ def _restore(backup: Path, files: list[dict[str, Any]]) -> None:
             if _read_live(live) != before:
                 _write_live(live, before)
             continue
-        target = link_target(live)
-        target.unlink(missing_ok=True)
-        if entry.get("created"):
-            with contextlib.suppress(OSError):  # the folder adopt made for it, if now empty
-                target.parent.rmdir()
+        link_target(live).unlink(missing_ok=True)
+    for folder in sorted(created_folders, key=lambda f: len(Path(f).parts), reverse=True):
+        with contextlib.suppress(OSError):  # not empty (or gone): it stays
+            Path(folder).rmdir()
 
 
 def _unfinished(state: ProjectState) -> list[dict[str, Any]]:
@@ -210,7 +233,7 @@ def recover(state: ProjectState) -> list[Recovery]:
         if not repaired:
             for entry in files:
                 _remove_temp_files(Path(entry["live_path"]))
-            _restore(state.backup_dir(proposal), files)
+            _restore(state.backup_dir(proposal), files, _created_folders(state, proposal))
             set_state(directory, "pending" if action == "adopt" else "rolled back")
         _finish(state, record, recovered=True, repaired=repaired)
         done.append(Recovery(proposal, action, repaired, tuple(f["live_path"] for f in files)))
@@ -246,14 +269,21 @@ def adopt(
     files = manifest["files"]
     backup = state.backup_dir(directory.name)
     _back_up(backup, files)
-    begin = {"action": "adopt", "phase": "begin", "proposal": directory.name, "at": _now()}
+    created = _missing_folders(files)
+    begin = {
+        "action": "adopt",
+        "phase": "begin",
+        "proposal": directory.name,
+        "at": _now(),
+        "created_folders": created,
+    }
     append_line(state.journal_path, begin)
     try:
         for entry in files:
             _write_live(Path(entry["live_path"]), (directory / entry["staged"]).read_bytes())
     except StorageError:
         with contextlib.suppress(StorageError):  # else the next command's recover does it
-            _restore(backup, files)
+            _restore(backup, files, created)
             _finish(state, begin, undone=True)
         raise
     set_state(directory, "adopted", adopted_at=_now())
@@ -273,7 +303,7 @@ def rollback(state: ProjectState, proposal: str | None = None) -> tuple[str, lis
         state.journal_path,
         {"action": "rollback", "phase": "begin", "proposal": directory.name, "at": _now()},
     )
-    _restore(backup, manifest["files"])
+    _restore(backup, manifest["files"], _created_folders(state, directory.name))
     set_state(directory, "rolled back", rolled_back_at=_now())
     append_line(
         state.journal_path,
