@@ -112,5 +112,6 @@ __all__ = [
     "load_sources",
     "open_index",
     "parse_since",
+    "run",
     "session_ref",
 ]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict
@@ -80,7 +81,7 @@ def spec_from_json(text: str) -> JudgeSpec:
 
 
 @contextlib.contextmanager
-def open_archive(path: str | Path) -> Iterator[Archive]:
+def open_archive(path: str | os.PathLike[str]) -> Iterator[Archive]:
     """The archive at ``path`` for one night's mining; a damaged or unusable file is a
     StorageError with the way out (a BusyError when another run holds it), never a traceback."""
     location = str(path)
@@ -93,7 +94,7 @@ def open_archive(path: str | Path) -> Iterator[Archive]:
 
 
 class Archive:
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(str(self.path))
