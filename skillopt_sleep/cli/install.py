@@ -22,7 +22,7 @@ DRY_RUN = typer.Option(False, "--dry-run", help="Say what would change; touch no
 JSON = typer.Option(False, "--json", help="Print the result as JSON on stdout.")
 
 
-def _print(actions: list, as_json: bool, dry_run: bool) -> None:
+def _print(actions: list[Action], as_json: bool, dry_run: bool) -> None:
     if as_json:
         emit_json(actions)
         return
@@ -67,7 +67,8 @@ def install_command(
 
 
 def _fail_on(failed: Sequence[Action]) -> None:
-    """Each failed harness as ``error:`` / ``fix:`` on stderr, then exit 1."""
+    """Each failure (a harness not installed, a change not undone) as ``error:`` / ``fix:`` on
+    stderr, then exit 1."""
     from skillopt_core.cli_errors import print_error
 
     for action in failed:
@@ -81,10 +82,16 @@ def _fail_on(failed: Sequence[Action]) -> None:
 def uninstall_command(
     harness: list[str] = HARNESS, dry_run: bool = DRY_RUN, as_json: bool = JSON
 ) -> None:
-    """Remove exactly what `install` wrote (files edited since are kept and reported)."""
-    from skillopt_sleep.install import uninstall
+    """Remove exactly what `install` wrote (files edited since are kept and reported).
 
-    _print(uninstall(harness, dry_run=dry_run), as_json, dry_run)
+    What could not be undone (a failing `claude plugin uninstall`) stays recorded for the next
+    uninstall and makes the command exit 1.
+    """
+    from skillopt_sleep.install import failures, uninstall
+
+    actions = uninstall(harness, dry_run=dry_run)
+    _print(actions, as_json, dry_run)
+    _fail_on(failures(actions))
 
 
 @app.command("doctor")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from skillopt_core.errors import SkillOptError, UsageError
@@ -37,7 +38,7 @@ def harnesses_of(names: Iterable[str]) -> list[Harness]:
                 f"unknown harness {name!r}", hint=f"choose from {', '.join(HARNESSES)} or all"
             )
         if name not in chosen:
-            chosen.append(name)  # type: ignore[arg-type]
+            chosen.append(name)
     if not chosen:
         raise UsageError("name a harness", hint=f"choose from {', '.join(HARNESSES)} or all")
     return chosen
@@ -75,8 +76,9 @@ def install(
     """Write each harness's shims (or, with ``dry_run``, say what would be written).
 
     A harness whose config cannot be edited safely is skipped whole and reported by an action
-    carrying a ``fix`` (see :func:`failures`); the other harnesses are still installed. The
-    manifest is saved after every write, so a failure never leaves an unrecorded shim."""
+    carrying a ``fix`` (see :func:`failures`); the other harnesses are still installed. A new
+    shim is recorded in the manifest before it is written, so not even a kill leaves one
+    unrecorded; a second install or uninstall meanwhile is turned away (``DirectoryLocked``)."""
     chosen = harnesses_of(names)
     if vscode_project is not None and not vscode_project.is_dir():
         raise UsageError(
@@ -84,15 +86,21 @@ def install(
         )
     homes = homes or Homes.from_env()
     manifest = manifest or Manifest()
-    actions = [_apply_all("engine", [_pointer_spec()], manifest, dry_run)]
-    for harness in chosen:
-        if harness == "claude-code" and claude_plugin and not claude.plugin_commands():
-            actions.append([Action("skip", "claude plugin install", claude.NO_CLAUDE)])
-        specs = specs_for(
-            harness, homes, mcp=mcp, claude_plugin=claude_plugin, vscode_project=vscode_project
-        )
-        actions.append(_apply_all(harness, specs, manifest, dry_run))
+    with _held(manifest, "skillopt-sleep install", dry_run):
+        actions = [_apply_all("engine", [_pointer_spec()], manifest, dry_run)]
+        for harness in chosen:
+            if harness == "claude-code" and claude_plugin and not claude.plugin_commands():
+                actions.append([Action("skip", "claude plugin install", claude.NO_CLAUDE)])
+            specs = specs_for(
+                harness, homes, mcp=mcp, claude_plugin=claude_plugin, vscode_project=vscode_project
+            )
+            actions.append(_apply_all(harness, specs, manifest, dry_run))
     return [action for group in actions for action in group]
+
+
+def _held(manifest: Manifest, what: str, dry_run: bool) -> AbstractContextManager[None]:
+    """The manifest's lock for a run that writes; a dry run only reads, like ``doctor``."""
+    return nullcontext() if dry_run else manifest.locked(what)
 
 
 def _apply_all(
@@ -137,22 +145,26 @@ def uninstall(
     names: Sequence[str], *, dry_run: bool = False, manifest: Manifest | None = None
 ) -> list[Action]:
     """Remove what install wrote for these harnesses, newest first; the engine pointer goes with
-    the last harness."""
+    the last harness. What could not be undone (a failed ``claude plugin uninstall``, a config
+    that no longer parses) is an action with a ``fix`` and stays in the manifest for next time."""
     manifest = manifest or Manifest()
     actions: list[Action] = []
     chosen = harnesses_of(names)
-    for harness in chosen:
-        for entry in reversed(manifest.of(harness)):
-            actions.append(undo(entry, manifest, dry_run))
-    remaining = {e.harness for e in manifest.entries} - {ENGINE} - set(chosen if dry_run else ())
-    if not remaining:
-        for entry in manifest.of(ENGINE):
-            actions.append(undo(entry, manifest, dry_run))
-    if not dry_run:
-        if manifest.entries:
-            manifest.save()
-        elif manifest.path.exists():
-            manifest.path.unlink()
+    with _held(manifest, "skillopt-sleep uninstall", dry_run):
+        for harness in chosen:
+            for entry in reversed(manifest.of(harness)):
+                actions.append(undo(entry, manifest, dry_run))
+        remaining = (
+            {e.harness for e in manifest.entries} - {ENGINE} - set(chosen if dry_run else ())
+        )
+        if not remaining:
+            for entry in manifest.of(ENGINE):
+                actions.append(undo(entry, manifest, dry_run))
+        if not dry_run:
+            if manifest.entries:
+                manifest.save()
+            elif manifest.path.exists():
+                manifest.path.unlink()
     return actions
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import shutil
 import stat
 from collections.abc import Sequence
@@ -57,13 +59,31 @@ def check_writable(path: Path) -> None:
         )
 
 
-def missing_dirs(path: Path) -> list[str]:
-    missing: list[str] = []
+def missing_dirs(path: Path, recorded: Sequence[str] = ()) -> list[str]:
+    """The folders above ``path`` that do not exist, deepest first, with the ``recorded`` ones
+    (made by an earlier run that was killed before it wrote ``path``)."""
+    missing = set(recorded)
     probe = path.parent
     while not probe.exists() and probe != probe.parent:
-        missing.append(str(probe))
+        missing.add(str(probe))
         probe = probe.parent
-    return missing  # deepest first
+    return sorted(missing, key=lambda folder: len(Path(folder).parts), reverse=True)
+
+
+def clear_temps(path: Path) -> None:
+    """Remove what a killed atomic write of ``path`` left beside it: ``.NAME.XXXXXXXX``, the temp
+    file of :func:`skillopt_core.rundir.atomic_write_bytes`. Runs hold the manifest's lock, so no
+    live write of ours owns one."""
+    final = link_target(path)
+    temp = re.compile(rf"\.{re.escape(final.name)}\.[a-z0-9_]{{8}}")
+    try:
+        names = os.listdir(final.parent)
+    except OSError:
+        return
+    for name in names:
+        if temp.fullmatch(name):
+            with contextlib.suppress(OSError):
+                (final.parent / name).unlink()
 
 
 def write(path: Path, data: bytes, *, executable: bool = False) -> None:
@@ -71,6 +91,7 @@ def write(path: Path, data: bytes, *, executable: bool = False) -> None:
     file's permission bits: user configs holding tokens are often 0600."""
     final = link_target(path)
     final.parent.mkdir(parents=True, exist_ok=True)
+    clear_temps(final)
     try:
         mode = stat.S_IMODE(final.stat().st_mode) | (0o111 if executable else 0)
     except FileNotFoundError:

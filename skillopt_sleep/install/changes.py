@@ -5,11 +5,19 @@ Rules shared by all: what is already as desired is a no-op; what we wrote earlie
 manifest) is updated in place; anything else that is in the way is backed up first and reported,
 never silently overwritten. Undo removes only what still has the hash we recorded, restores a
 backup, and removes the directories and files it created when they are left empty.
+
+A new file, key or block is recorded in the manifest before it is written, so a kill in between
+leaves an entry uninstall acts on; an update keeps its old entry until the write is done (what is
+there is ours either way), and a reinstall records the new hash. A harness command that hangs is
+stopped with everything it started, after ``COMMAND_TIMEOUT_S``; one that fails is an action with
+a ``fix``, and a failed undo keeps its entry, so the next uninstall tries again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,6 +36,9 @@ from skillopt_sleep.install.specs import (
     Verb,
 )
 
+COMMAND_TIMEOUT_S = 120.0
+"""How long a harness command (``claude plugin install``) may take before it is stopped."""
+
 # --- files -------------------------------------------------------------------------------------
 
 
@@ -37,12 +48,13 @@ def _apply_file(spec: FileSpec, manifest: Manifest, dry_run: bool) -> Action:
     entry = manifest.find(spec.harness, str(spec.path))
     new = Entry(spec.harness, "file", str(spec.path), sha256(desired))
     if current == desired:
-        if entry is None and not dry_run:
-            manifest.put(new)
+        if not dry_run:
+            manifest.confirm(new)
         return Action("unchanged", str(spec.path))
     if current is None:
         verb: Verb = "create"
-        new.created, new.created_dirs = True, _fs.missing_dirs(spec.path)
+        recorded = entry.created_dirs if entry is not None else []
+        new.created, new.created_dirs = True, _fs.missing_dirs(spec.path, recorded)
     elif entry is not None and sha256(current) == entry.sha256:
         verb = "update"
         new.created, new.created_dirs, new.backup = entry.created, entry.created_dirs, entry.backup
@@ -55,6 +67,8 @@ def _apply_file(spec: FileSpec, manifest: Manifest, dry_run: bool) -> Action:
             if entry is not None:
                 new.created, new.created_dirs = entry.created, entry.created_dirs
             detail = f"edited or foreign file backed up to {new.backup}"
+        if verb != "update":
+            manifest.record(new)
         _fs.write(spec.path, desired, executable=spec.executable)
         manifest.put(new)
     elif verb == "replace":
@@ -83,17 +97,55 @@ def _undo_file(entry: Entry, dry_run: bool) -> Action:
 # --- harness commands --------------------------------------------------------------------------
 
 
-def _run(argv: Sequence[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        list(argv),
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        errors="replace",
-        env={**os.environ, **env},
-        timeout=120,
-        check=False,
-    )
+def _run(argv: Sequence[str], env: dict[str, str]) -> str:
+    """Run a harness command in a process group of its own: "" when it succeeded, else what went
+    wrong (its last line of output, or that it hung and was stopped with all it started)."""
+    try:
+        child = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            env={**os.environ, **env},
+            start_new_session=True,
+        )
+    except OSError as exc:
+        return f"could not start it: {exc.strerror or exc}"
+    try:
+        out, err = child.communicate(timeout=COMMAND_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        _stop(child)
+        return f"it did not finish in {COMMAND_TIMEOUT_S:g} s and was stopped"
+    if child.returncode == 0:
+        return ""
+    lines = (err or out).strip().splitlines()
+    return lines[-1] if lines else f"it exited with status {child.returncode}"
+
+
+def _stop(child: subprocess.Popen[str]) -> None:
+    """Kill ``child`` and its process group (the helpers a CLI starts), then reap it."""
+    if os.name == "nt":  # pragma: no cover - Windows has no process groups to signal
+        subprocess.run(
+            ["taskkill", "/F", "/T", "/PID", str(child.pid)], capture_output=True, check=False
+        )
+    else:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGKILL)
+    child.kill()
+    try:
+        child.communicate(timeout=5)
+    except subprocess.TimeoutExpired:  # a grandchild that left the group still holds the pipes
+        child.wait()
+        for pipe in (child.stdout, child.stderr):
+            if pipe is not None:
+                pipe.close()
+
+
+def _by_hand(shown: str, then: str) -> str:
+    return f"run `{shown}` by hand to see what it needs, then `{then}` again"
 
 
 def _apply_command(spec: CommandSpec, manifest: Manifest, dry_run: bool) -> Action:
@@ -102,18 +154,20 @@ def _apply_command(spec: CommandSpec, manifest: Manifest, dry_run: bool) -> Acti
         return Action("unchanged", shown, spec.label)
     if dry_run:
         return Action("run", shown, spec.label)
-    done = _run(spec.argv, spec.env)
-    if done.returncode != 0:
-        message = (done.stderr or done.stdout).strip().splitlines()
-        return Action("skip", shown, f"{spec.label} failed: {message[-1] if message else ''}")
+    failed = _run(spec.argv, spec.env)
+    if failed:
+        fix = _by_hand(shown, f"skillopt-sleep install {spec.harness}")
+        return Action("skip", shown, f"{spec.label} failed: {failed}", fix=fix)
     manifest.put(Entry(spec.harness, "command", shown, key=spec.label, undo=list(spec.undo)))
     return Action("run", shown, spec.label)
 
 
 def _undo_command(entry: Entry, dry_run: bool) -> Action:
     shown = " ".join(entry.undo)
-    if not dry_run and entry.undo:
-        _run(entry.undo, {})
+    failed = _run(entry.undo, {}) if not dry_run and entry.undo else ""
+    if failed:
+        fix = _by_hand(shown, f"skillopt-sleep uninstall {entry.harness}")
+        return Action("skip", shown, f"undo {entry.key} failed: {failed}; still recorded", fix=fix)
     return Action("run", shown, f"undo {entry.key}")
 
 
@@ -138,7 +192,12 @@ def undo(entry: Entry, manifest: Manifest, dry_run: bool) -> Action:
         "command": _undo_command,
     }
     action = undoers[entry.kind](entry, dry_run)
-    if not dry_run:
+    if dry_run:
+        return action
+    if entry.kind != "command":  # a killed write's temp file, the folders it made for nothing
+        _fs.clear_temps(Path(entry.path))
+        _fs.remove_empty(entry.created_dirs)
+    if not action.fix:
         manifest.drop(entry)
     return action
 

@@ -52,7 +52,8 @@ def parse_error(text: str) -> str | None:
 def _parsed(path: Path, text: str, *, ours: bool) -> dict[str, Any]:
     """``text`` as TOML; an :class:`InstallError` when it is not (before anything is written)."""
     try:
-        return tomllib.loads(text)
+        parsed: dict[str, Any] = tomllib.loads(text)
+        return parsed
     except tomllib.TOMLDecodeError as exc:
         if ours:
             raise InstallError(
@@ -78,8 +79,8 @@ def apply_block(spec: BlockSpec, manifest: Manifest, dry_run: bool) -> Action:
     new = Entry(spec.harness, "text-block", str(spec.path), sha256(block), key="block")
     where = find_block(text)
     if where is not None and text[where[0] : where[1]] == block:
-        if entry is None and not dry_run:
-            manifest.put(new)
+        if not dry_run:
+            manifest.confirm(new)
         return Action("unchanged", str(spec.path), "managed block")
     if where is None and spec.table and dig(original, spec.table) is not None:
         return Action(
@@ -104,6 +105,8 @@ def apply_block(spec: BlockSpec, manifest: Manifest, dry_run: bool) -> Action:
         if verb == "replace":
             new.backup = str(_fs.backup(spec.path))
             detail = f"managed block was edited; file backed up to {new.backup}"
+        if verb != "update":
+            manifest.record(new)  # before the write (see .changes)
         _fs.write(spec.path, updated.encode("utf-8"))
         manifest.put(new)
     return Action(verb, str(spec.path), detail)

@@ -74,8 +74,8 @@ def apply_json(spec: JsonKeySpec, manifest: Manifest, dry_run: bool) -> Action:
     entry = manifest.find(spec.harness, str(spec.path), key)
     new = Entry(spec.harness, "json-key", str(spec.path), sha256(_canon(spec.value)), key=key)
     if current is not None and _canon(current) == _canon(spec.value):
-        if entry is None and not dry_run:
-            manifest.put(new)
+        if not dry_run:
+            manifest.confirm(new)
         return Action("unchanged", str(spec.path), key)
     existed = spec.path.exists()
     if current is None:
@@ -91,6 +91,8 @@ def apply_json(spec: JsonKeySpec, manifest: Manifest, dry_run: bool) -> Action:
         if verb == "replace":
             new.backup = str(_fs.backup(spec.path))
             detail = f"{key} (was different; file backed up to {new.backup})"
+        if verb != "update":
+            manifest.record(new)  # before the write (see .changes)
         _container(data, spec, create=True)[spec.keys[-1]] = spec.value
         _dump_json(spec.path, data)
         manifest.put(new)

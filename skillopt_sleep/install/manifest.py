@@ -3,16 +3,22 @@
 Lives at ``<state>/install/manifest.json``. Re-installing compares hashes (unchanged -> no-op);
 uninstalling removes exactly what is recorded, and only while it still has the recorded hash (a
 file the user edited since is kept and reported). One entry per ``(harness, path, key)``.
+
+An install or uninstall holds the lock on the manifest's folder from its first read to its last
+save (:meth:`Manifest.locked`): two runs each saving their own copy would lose entries.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from skillopt_core.lock import exclusive
 from skillopt_sleep.install.specs import InstallError
 from skillopt_sleep.paths import state_dir
 
@@ -70,11 +76,37 @@ class Manifest:
     def drop(self, entry: Entry) -> None:
         self.entries = [e for e in self.entries if e.ident != entry.ident]
 
+    def confirm(self, entry: Entry) -> None:
+        """What is on disk is what ``entry`` describes: add it when missing; refresh the hash of
+        an older entry (an update killed before its save) and keep the rest of it."""
+        old = self.find(*entry.ident)
+        if old is None:
+            self.put(entry)
+        elif old.sha256 != entry.sha256:
+            self.put(replace(old, sha256=entry.sha256))
+
+    def record(self, entry: Entry) -> None:
+        """Put and save at once: called before a write, so a kill during it leaves an entry that
+        uninstall can act on, never a file nobody knows about."""
+        self.put(entry)
+        self.save()
+
     def save(self) -> None:
         from skillopt_sleep.engine.state import make_private_dir, write_json
 
         make_private_dir(self.path.parent)
         write_json(self.path, {"version": 1, "entries": [asdict(e) for e in self.entries]})
+
+    @contextmanager
+    def locked(self, what: str) -> Iterator[None]:
+        """Hold the manifest's folder for the block, re-reading the entries under the lock; a
+        second run is turned away with :class:`~skillopt_core.lock.DirectoryLocked`."""
+        from skillopt_sleep.engine.state import make_private_dir
+
+        make_private_dir(self.path.parent)
+        with exclusive(self.path.parent, what):
+            self.entries = _load(self.path)
+            yield
 
 
 def _load(path: Path) -> list[Entry]:

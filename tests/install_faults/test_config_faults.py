@@ -15,26 +15,11 @@ from typer.testing import CliRunner
 from skillopt_sleep.cli import app
 from skillopt_sleep.install import Homes
 from skillopt_sleep.install.manifest import install_dir
-from tests._isolation import isolate_sleep_state
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
-
-
-@pytest.fixture
-def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Homes:
-    isolate_sleep_state(tmp_path, monkeypatch)
-    home = tmp_path / "home"
-    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "COPILOT_HOME"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    homes = Homes.from_env({}, home)
-    homes.codex.mkdir(parents=True)
-    homes.copilot.mkdir(parents=True)
-    return homes
 
 
 def _run(*args: str) -> object:
