@@ -15,14 +15,12 @@ a ``fix``, and a failed undo keeps its entry, so the next uninstall tries again.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
 from skillopt_sleep.install import _fs
+from skillopt_sleep.install._proc import run_bounded
 from skillopt_sleep.install.edit_block import apply_block, block_text, undo_block
 from skillopt_sleep.install.edit_json import apply_json, undo_json
 from skillopt_sleep.install.manifest import Entry, Manifest, sha256
@@ -98,50 +96,9 @@ def _undo_file(entry: Entry, dry_run: bool) -> Action:
 
 
 def _run(argv: Sequence[str], env: dict[str, str]) -> str:
-    """Run a harness command in a process group of its own: "" when it succeeded, else what went
-    wrong (its last line of output, or that it hung and was stopped with all it started)."""
-    try:
-        child = subprocess.Popen(
-            list(argv),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            env={**os.environ, **env},
-            start_new_session=True,
-        )
-    except OSError as exc:
-        return f"could not start it: {exc.strerror or exc}"
-    try:
-        out, err = child.communicate(timeout=COMMAND_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        _stop(child)
-        return f"it did not finish in {COMMAND_TIMEOUT_S:g} s and was stopped"
-    if child.returncode == 0:
-        return ""
-    lines = (err or out).strip().splitlines()
-    return lines[-1] if lines else f"it exited with status {child.returncode}"
-
-
-def _stop(child: subprocess.Popen[str]) -> None:
-    """Kill ``child`` and its process group (the helpers a CLI starts), then reap it."""
-    if os.name == "nt":  # pragma: no cover - Windows has no process groups to signal
-        subprocess.run(
-            ["taskkill", "/F", "/T", "/PID", str(child.pid)], capture_output=True, check=False
-        )
-    else:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(child.pid, signal.SIGKILL)
-    child.kill()
-    try:
-        child.communicate(timeout=5)
-    except subprocess.TimeoutExpired:  # a grandchild that left the group still holds the pipes
-        child.wait()
-        for pipe in (child.stdout, child.stderr):
-            if pipe is not None:
-                pipe.close()
+    """ "" when the harness command succeeded, else what went wrong (its last line of output,
+    or that it hung and was stopped with all it started)."""
+    return run_bounded(argv, COMMAND_TIMEOUT_S, env).last_words()
 
 
 def _by_hand(shown: str, then: str) -> str:

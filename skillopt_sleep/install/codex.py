@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 
 import tomli_w
 
+from skillopt_sleep.install._proc import VERSION_TIMEOUT_S, run_bounded
 from skillopt_sleep.install.engine_command import mcp_argv, render
 from skillopt_sleep.install.layout import Homes, template
 from skillopt_sleep.install.specs import BlockSpec, FileSpec, Spec
@@ -27,12 +27,7 @@ def codex_version() -> tuple[int, ...] | None:
     executable = shutil.which("codex")
     if executable is None:
         return None
-    try:
-        done = subprocess.run(
-            [executable, "--version"], capture_output=True, text=True, timeout=30, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
+    done = run_bounded([executable, "--version"], VERSION_TIMEOUT_S)
     match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", done.stdout)
     return tuple(int(g) for g in match.groups() if g is not None) if match else None
 

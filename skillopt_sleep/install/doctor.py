@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from skillopt_sleep.install import _fs
+from skillopt_sleep.install._proc import VERSION_TIMEOUT_S, run_bounded
 from skillopt_sleep.install.edit_block import block_text, find_block, parse_error
 from skillopt_sleep.install.edit_json import dig
 from skillopt_sleep.install.engine_command import pointer, pointer_path, resolves
@@ -40,15 +40,11 @@ class Check:
 
 
 def _version(executable: str) -> str:
-    try:
-        done = subprocess.run(
-            [executable, "--version"], capture_output=True, text=True, timeout=30, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"(no version: {exc})"
-    return (
-        (done.stdout or done.stderr).strip().splitlines()[0] if done.stdout or done.stderr else ""
-    )
+    ran = run_bounded([executable, "--version"], VERSION_TIMEOUT_S)
+    if ran.failure and not (ran.stdout or ran.stderr):
+        return f"(no version: {ran.failure})"
+    lines = (ran.stdout or ran.stderr).strip().splitlines()
+    return lines[0] if lines else ""
 
 
 def engine_checks() -> list[Check]:
