@@ -151,3 +151,25 @@ def test_plugin_state_dir_matches_the_engine_per_platform(
 
         monkeypatch.setenv("XDG_STATE_HOME", "/x/state")
         assert found == str(Path(platformdirs.user_state_dir("skillopt-sleep", appauthor=False)))
+
+
+@pytest.mark.parametrize("value", ["rel/state", " ", ""])
+def test_plugin_ignores_a_relative_or_blank_xdg_state_home_like_the_engine(
+    value: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A relative XDG value is not a state dir (the XDG spec; platformdirs ignores it): the hook,
+    run from the user's project, must not write ``rel/state/...`` into it."""
+    import importlib.util
+
+    import platformdirs
+
+    spec = importlib.util.spec_from_file_location("_locate", PLUGIN / "scripts" / "_locate.py")
+    assert spec and spec.loader
+    locate = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(locate)
+    monkeypatch.delenv("SKILLOPT_SLEEP_HOME", raising=False)
+    monkeypatch.setenv("XDG_STATE_HOME", value)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(locate.sys, "platform", "linux")
+    engine = Path(platformdirs.user_state_dir("skillopt-sleep", appauthor=False))
+    assert locate.state_dir() == engine == tmp_path / "home" / ".local" / "state" / "skillopt-sleep"

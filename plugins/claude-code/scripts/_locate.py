@@ -22,7 +22,9 @@ def state_dir() -> Path:
         return Path(base) / "skillopt-sleep"
     if sys.platform == "darwin":
         return home / "Library" / "Application Support" / "skillopt-sleep"
-    base = os.environ.get("XDG_STATE_HOME") or str(home / ".local" / "state")
+    base = os.environ.get("XDG_STATE_HOME", "")
+    if not os.path.isabs(base):  # the XDG rule (platformdirs too): a relative value is no path
+        base = str(home / ".local" / "state")
     return Path(base) / "skillopt-sleep"
 
 
