@@ -2,6 +2,8 @@
 
 Like ``harvest``, it only reads the harvest index (a night advances it); the miner's archive
 merges what it has already seen, so running it twice shows the same families, not doubled ones.
+Its numbers are checked before anything is read: a threshold outside (0, 1) or a family size
+below 1 is a usage error (exit 2), never a night of everything merged into one family.
 """
 
 from __future__ import annotations
@@ -34,6 +36,14 @@ if TYPE_CHECKING:
     from skillopt_sleep.mine import MineResult
 
 
+def _similarity(value: float | None) -> float | None:
+    """``--threshold``: embedders score similarity in [0, 1]; at 0 every request joins one
+    family, and the clusterer needs room below 1 (identical). NaN is refused too."""
+    if value is not None and not 0.0 < value < 1.0:
+        raise typer.BadParameter(f"{value} is not a similarity strictly between 0 and 1")
+    return value
+
+
 @app.command("mine")
 def mine_command(
     project: Path | None = PROJECT,
@@ -45,10 +55,13 @@ def mine_command(
         "", "--model", help="Local model directory for minilm (never downloaded)."
     ),
     threshold: float | None = typer.Option(
-        None, "--threshold", help="Similarity to join a family (default: per embedder)."
+        None,
+        "--threshold",
+        callback=_similarity,
+        help="Similarity to join a family, between 0 and 1 (default: per embedder).",
     ),
     min_family_size: int = typer.Option(
-        2, "--min-family-size", help="Occurrences a request needs to be replayed."
+        2, "--min-family-size", min=1, help="Occurrences a request needs to be replayed."
     ),
     include_one_offs: bool = typer.Option(
         False, "--include-one-offs", help="Also replay requests seen once."

@@ -18,7 +18,9 @@ interrupt
 ======== ========== ========= ============ =========
 
 Constructors keep a raw window of each text; :func:`seal` redacts and truncates it in one batch
-per read (redaction always runs before truncation).
+per read (redaction always runs before truncation). A user prompt too long to keep whole keeps its
+head *and* its tail (``PROMPT_TAIL_CHARS``) around a ``CUT_MARK`` saying how much was cut: the
+question typed after a pasted log is what the prompt asks.
 """
 
 from __future__ import annotations
@@ -36,6 +38,16 @@ Event = list[Any]
 
 # Limits on what is kept per field (characters, after redaction).
 PROMPT_CHARS = 8000
+PROMPT_TAIL_CHARS = 2000  # of a prompt cut in the middle, its end (the rest is its head)
+# Where a prompt's middle was cut; the miner masks it out (``mine/masking.py`` knows the same
+# text), so it never makes two long prompts alike.
+CUT_MARK = "\n[… {} characters cut …]\n"
+_MARK_ROOM = len(CUT_MARK.format("9" * 15))
+_PROMPT_HEAD_CHARS = PROMPT_CHARS - PROMPT_TAIL_CHARS - _MARK_ROOM
+# Joins the raw head window, the count between and the raw tail window of a long prompt from
+# ``user`` until ``seal`` (which redacts the two windows apart): never stored, never in a prompt.
+_JOIN = "\x00"
+_WHOLE = -1  # in ``seal``: a prompt short enough to be kept as one window
 TEXT_CHARS = 2000
 INPUT_CHARS = 400
 RESULT_CHARS = 400
@@ -59,16 +71,44 @@ def _window(text: str, limit: int) -> str:
 
 def _cut(text: str, limit: int) -> str:
     """Truncate redacted text; never leave the head of a token the cut splits (a partial secret)."""
-    if len(text) <= limit:
+    return text if len(text) <= limit else _head(text, limit - 1) + "…"
+
+
+def _head(text: str, n: int) -> str:
+    """The first ``n`` characters of redacted text, less a token run of 8+ the cut splits."""
+    if len(text) <= n:
         return text
-    kept = text[: limit - 1]
-    if _TOKEN_CHARS.issuperset(text[limit - 2 : limit]):
-        start = len(kept)
+    kept = text[:n]
+    if _TOKEN_CHARS.issuperset(text[n - 1 : n + 1]):
+        start = n
         while start > 0 and kept[start - 1] in _TOKEN_CHARS:
             start -= 1
-        if len(kept) - start >= 8:
+        if n - start >= 8:
             kept = kept[:start]
-    return kept + "…"
+    return kept
+
+
+def _tail(text: str, n: int) -> str:
+    """The last ``n`` characters of redacted text, less a token run of 8+ the cut splits."""
+    if len(text) <= n:
+        return text
+    start = len(text) - n
+    kept = text[start:]
+    if _TOKEN_CHARS.issuperset(text[start - 1 : start + 1]):
+        end = 0
+        while end < n and kept[end] in _TOKEN_CHARS:
+            end += 1
+        if end >= 8:
+            kept = kept[end:]
+    return kept
+
+
+def _ends(head: str, tail: str, between: int) -> str:
+    """A redacted prompt's ``head`` and ``tail`` (``between`` characters apart in the prompt;
+    negative when both are the whole prompt) cut to ``PROMPT_CHARS`` around a ``CUT_MARK``."""
+    kept_head, kept_tail = _head(head, _PROMPT_HEAD_CHARS), _tail(tail, PROMPT_TAIL_CHARS)
+    cut = between + len(head) - len(kept_head) + len(tail) - len(kept_tail)
+    return kept_head + CUT_MARK.format(cut) + kept_tail
 
 
 # Where an event keeps its text, and how much of it: kind -> (slot, limit).
@@ -92,31 +132,59 @@ def seal(events: list[Event], start: int = 0, meta: dict[str, Any] | None = None
     Constructors keep only a window of the raw text; the harvest driver seals every event a read
     produced before the state is stored or assembled, so nothing unredacted leaves a read.
     """
-    targets: list[tuple[Any, Any, int]] = []
+    # (holder, slot, limit, between): ``between`` is None for any text but a prompt, _WHOLE for a
+    # prompt kept whole, else the count between a long prompt's two windows (redacted apart)
+    targets: list[tuple[Any, Any, int, int | None]] = []
     texts: list[str] = []
     slots = _TEXT_SLOT
     for event in events[start:] if start else events:
         found = slots.get(event[0])
         if found is not None and event[found[0]]:
-            targets.append((event, *found))
-            texts.append(event[found[0]])
+            slot, limit = found
+            parts = event[slot].split(_JOIN) if event[0] == USER else []
+            if len(parts) == 3:
+                targets.append((event, slot, limit, int(parts[1])))
+                texts.extend((parts[0], parts[2]))
+            else:
+                targets.append((event, slot, limit, _WHOLE if parts else None))
+                texts.append(event[slot])
     for key in META_TEXTS if meta else ():
         value = meta.get(key) if meta else None
         if isinstance(value, str) and value:
-            targets.append((meta, key, 0))
+            targets.append((meta, key, 0, None))
             texts.append(value)
         elif value is not None and meta is not None:
             meta[key] = ""  # a source that stored a non-text value: nothing to show
     cleaned: list[str] = []
     for start_at in range(0, len(texts), SEAL_BATCH):
         cleaned.extend(redact_many(texts[start_at : start_at + SEAL_BATCH]))
-    for (holder, slot, limit), text in zip(targets, cleaned, strict=True):
-        holder[slot] = _cut(text, limit) if limit and len(text) > limit else text
+    at = 0
+    for holder, slot, limit, between in targets:
+        text = cleaned[at]
+        at += 1
+        if between is None:
+            holder[slot] = _cut(text, limit) if limit and len(text) > limit else text
+        elif between == _WHOLE:  # a prompt longer than the limit only by its redaction
+            holder[slot] = _ends(text, text, -len(text)) if len(text) > limit else text
+        else:
+            holder[slot] = _ends(text, cleaned[at], between)
+            at += 1
 
 
 # A slice as long as the text or longer is the text itself: no copy for short texts.
 def user(ts: float | None, text: str, key: str | None = None) -> Event:
-    return [USER, ts, key, text[: PROMPT_CHARS + REDACT_MARGIN]]
+    return [USER, ts, key, _windows(text)]
+
+
+def _windows(text: str) -> str:
+    """A prompt whole, or (too long) its raw head and tail windows, each with the redaction
+    margin, and the count between them, joined by ``_JOIN`` for ``seal``."""
+    if _JOIN in text:
+        text = text.replace(_JOIN, "")
+    head, tail = _PROMPT_HEAD_CHARS + REDACT_MARGIN, PROMPT_TAIL_CHARS + REDACT_MARGIN
+    if len(text) <= head + tail:
+        return text
+    return f"{text[:head]}{_JOIN}{len(text) - head - tail}{_JOIN}{text[-tail:]}"
 
 
 def assistant(ts: float | None, text: str, key: str | None = None) -> Event:

@@ -1,10 +1,15 @@
 """Candidate requests: the user turns that open a goal, with how each attempt went.
 
-A session's first user turn is a candidate; a later user turn is one when it is not feedback on
-the attempt before it (a correction, an approval, "continue") and not a retry of an earlier
-request. Everything that follows a candidate up to the next one is its *attempt*: assistant
-replies, tool calls, and feedback. The feedback becomes ``Signal``s and an outcome; it is kept in
-``feedback`` for synthesis and never appended to ``text``, which is what a replay sends.
+A user turn is a candidate when it is not feedback on the attempt before it (a correction, an
+approval, "continue", an amendment), not a retry of an earlier request, and has something to
+compare once masked (not a pasted secret or "?!?!" alone: ``masking.content``); after the first
+request, it also needs ``MIN_REQUEST_WORDS``. Feedback never opens a request, not even with no
+request before it (the turn before was blank, or never recorded): a turn that opens as feedback
+("no, that's wrong…", "thanks", "continue") then reacts to nothing there is to replay, and is
+dropped. Everything that follows a candidate up to the next one is its *attempt*: assistant replies, tool
+calls, and feedback. The feedback becomes ``Signal``s and an outcome; it is kept in ``feedback``
+for synthesis and never appended to ``text``, which is what a replay sends. A long request keeps
+its head and its tail (``REQUEST_CHARS`` in all), so a question after a pasted log survives.
 """
 
 from __future__ import annotations
@@ -14,11 +19,20 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from skillopt_sleep.mine.feedback import classify_followup, excerpt, is_followup
+from skillopt_core.redaction import redact
+from skillopt_sleep.mine.feedback import (
+    classify_followup,
+    excerpt,
+    excerpt_ends,
+    is_followup,
+    opens_as_feedback,
+)
+from skillopt_sleep.mine.masking import content
 from skillopt_sleep.records import Harness, Session, Signal, SignalKind, Turn
 
 Outcome = Literal["failed", "succeeded", "unknown"]
 MIN_REQUEST_WORDS = 2
+REQUEST_CHARS = 2000
 CONTEXT_CHARS = 600
 REPLY_CHARS = 1500
 
@@ -55,7 +69,7 @@ def outcome_of(signals: Iterable[Signal]) -> Outcome:
 
 
 def _starts(session: Session) -> list[int]:
-    """Indexes of the user turns that open a goal: the first, then any non-feedback new request."""
+    """Indexes of the user turns that open a goal (see the module doc)."""
     starts: list[int] = []
     seen: set[str] = set()
     for index, turn in enumerate(session.turns):
@@ -63,6 +77,10 @@ def _starts(session: Session) -> list[int]:
         if turn.role != "user" or not key or key in seen:
             continue
         if starts and (is_followup(turn.text) or len(key.split()) < MIN_REQUEST_WORDS):
+            continue
+        if not starts and opens_as_feedback(turn.text):
+            continue
+        if not content(redact(turn.text)):
             continue
         starts.append(index)
         seen.add(key)
@@ -144,7 +162,7 @@ def candidates_from_session(session: Session) -> list[Candidate]:
         replies = [t.text for t in attempt if t.role == "assistant" and t.text.strip()]
         found.append(
             Candidate(
-                text=excerpt(request.text, 2000),
+                text=excerpt_ends(request.text, REQUEST_CHARS),
                 session_id=session.session_id,
                 harness=session.harness,
                 project=session.project,
@@ -155,7 +173,7 @@ def candidates_from_session(session: Session) -> list[Candidate]:
                 feedback=tuple(
                     excerpt(t.text, 400)
                     for t in attempt
-                    if t.role == "user" and classify_followup(t.text) is not None
+                    if t.role == "user" and t.text.strip() and classify_followup(t.text) is not None
                 ),
                 context=_context(session, (request, *attempt)),
                 reply=excerpt(replies[-1], REPLY_CHARS) if replies else "",

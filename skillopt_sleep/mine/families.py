@@ -5,11 +5,13 @@ masks the texts (``masking``), embeds them with the chosen embedder, and cluster
 embedder's default threshold (and its ``leftovers`` rules, if it has any; see
 ``leftovers``), the same steps ``mine`` takes over the archive (which only adds the
 embedding cache). A request that joins no other stays a family of one: it is a one-off, never
-replayed on its own.
+replayed on its own. A request with nothing left to compare once masked (a pasted secret alone,
+"?!?!": ``masking.content``) is never embedded and is always a one-off; a night never even mines
+it as a request (``candidates``).
 
 The result does not depend on the order of ``texts``: rows are clustered in a canonical order (by
 the hash of the compared text) and the labels are numbered by first appearance in the caller's
-order. Identical compared texts always share a family.
+order. Identical (non-empty) compared texts always share a family.
 """
 
 from __future__ import annotations
@@ -22,14 +24,14 @@ import numpy as np
 
 from skillopt_sleep.mine.cluster import cluster_vectors
 from skillopt_sleep.mine.embed import Embedder, create_embedder
-from skillopt_sleep.mine.masking import mask
+from skillopt_sleep.mine.masking import content
 
 MASK_VERSION = "mask-v1"  # part of every embedding cache key: the compared text changed
 
 
 def compared_text(text: str) -> str:
-    """What is embedded for ``text``: the masked text, or the text itself if masking empties it."""
-    return mask(text) or text
+    """What is embedded for ``text``: the masked text, "" when nothing is left to compare."""
+    return content(text)
 
 
 def canonical_order(texts: Sequence[str]) -> np.ndarray:
@@ -62,6 +64,11 @@ def label_families(
     )
     labels = np.empty(n, dtype=np.int64)
     labels[order] = found
+    return _by_first_appearance(labels)
+
+
+def _by_first_appearance(labels: np.ndarray) -> np.ndarray:
+    """``labels`` renumbered 0..k-1 in the order each first appears."""
     _, first = np.unique(labels, return_index=True)
     rank = {int(labels[i]): r for r, i in enumerate(sorted(first))}
     return np.array([rank[int(label)] for label in labels], dtype=np.int64)
@@ -79,5 +86,11 @@ def cluster_requests(
     compared = [compared_text(t) for t in texts]
     if not compared:
         return []
-    vectors = chosen.embed(compared)
-    return [int(x) for x in label_families(vectors, compared, chosen, threshold)]
+    labels = np.full(len(compared), -1, dtype=np.int64)
+    kept = [i for i, text in enumerate(compared) if text]
+    if kept:
+        sub = [compared[i] for i in kept]
+        labels[kept] = label_families(chosen.embed(sub), sub, chosen, threshold)
+    alone = np.flatnonzero(labels < 0)  # nothing to compare: each its own one-off
+    labels[alone] = labels.max() + 1 + np.arange(len(alone))
+    return [int(x) for x in _by_first_appearance(labels)]

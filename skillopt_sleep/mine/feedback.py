@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from skillopt_core.redaction import redact
+from skillopt_sleep.mine.masking import CUT_MARKER
 from skillopt_sleep.records import SignalKind
 
 _APPROVAL = re.compile(
@@ -44,6 +45,11 @@ _AMENDMENT = re.compile(
 )
 _AMENDMENT_END = re.compile(r"\b(too|as well)\W*$", re.IGNORECASE)
 MAX_FEEDBACK_WORDS = 40
+# What a session may open with that reads as feedback later on: "revert the migration" is a task
+# of its own, and "ok, add pagination to /users" is a request with a courtesy in front of it, so a
+# first turn counts as an approval only when that is all it says ("thanks", "looks good").
+_OPENS_A_TASK = re.compile(r"^\W*(revert|undo)\b", re.IGNORECASE)
+MAX_OPENING_APPROVAL_WORDS = 3
 MAX_AMENDMENT_WORDS = 20
 
 
@@ -70,6 +76,23 @@ def is_amendment(text: str) -> bool:
     return bool(_AMENDMENT.match(stripped) or _AMENDMENT_END.search(stripped))
 
 
+def opens_as_feedback(text: str) -> bool:
+    """Feedback that says so in its first words ("no, …", "it still …", "thanks", "continue",
+    "also …"): a reaction to an answer even with no request before it. A feedback phrase further
+    in ("… is failing again, please fix it") is not enough on its own: a session can open with a
+    recurring request worded that way."""
+    stripped = text.strip()
+    words = len(stripped.split())
+    if _OPENS_A_TASK.match(stripped):
+        return False
+    return bool(
+        _CONTINUE.match(stripped)
+        or (words <= MAX_FEEDBACK_WORDS and _CORRECTION_START.match(stripped))
+        or (words <= MAX_OPENING_APPROVAL_WORDS and _APPROVAL.match(stripped))
+        or (words <= MAX_AMENDMENT_WORDS and _AMENDMENT.match(stripped))
+    )
+
+
 def is_followup(text: str) -> bool:
     """Feedback, a bare "continue" or an amendment: part of the attempt before it, never a new
     request."""
@@ -85,3 +108,15 @@ def excerpt(text: str, limit: int = 400) -> str:
     """Redacted, whitespace-folded, bounded: redaction comes before truncation."""
     folded = " ".join(redact(text).split())
     return folded if len(folded) <= limit else folded[: limit - 1] + "…"
+
+
+def excerpt_ends(text: str, limit: int) -> str:
+    """Like ``excerpt``, but a text too long keeps its head *and* its tail (half each) around a
+    ``CUT_MARKER`` that says how much was cut: the question after a pasted log survives."""
+    folded = " ".join(redact(text).split())
+    if len(folded) <= limit:
+        return folded
+    room = limit - len(CUT_MARKER.format(len(folded))) - 2  # the marker never grows past this
+    head = folded[: (room + 1) // 2].rstrip()
+    tail = folded[len(folded) - room // 2 :].lstrip()
+    return f"{head} {CUT_MARKER.format(len(folded) - len(head) - len(tail))} {tail}"

@@ -8,7 +8,8 @@ rule reads one common way developers correct an agent:
   its own line;
 - a thing to look at or mention ("check the session cookie name", "mention the migration") ->
   ``contains`` on the named thing;
-- a prohibition ("don't add retries", "never use print") -> ``not_contains``;
+- a prohibition ("don't add retries", "never use print") -> ``not_contains`` only (the thing it
+  names is never also a ``contains``);
 - a length complaint ("too long", "under 200 words") -> ``max_chars``;
 - a missing section ("add a Testing section") -> ``section_present``;
 - a tool to use ("use the grep tool", "run pytest") -> ``tool_called``.
@@ -32,11 +33,15 @@ _NAMED = re.compile(
     r"([A-Za-z_][\w./\-]*(?:\s+[A-Za-z_][\w./\-]*){0,3})",
     re.IGNORECASE,
 )
+_NEGATION = r"\b(?:don['’]?t|do not|never|stop|without|no more|avoid)\s+"
 _PROHIBIT = re.compile(
-    r"\b(?:don'?t|do not|never|stop|without|no more|avoid)\s+(?:using|use|adding|add|mention(?:ing)?|include|including)?\s*"
+    _NEGATION + r"(?:using|use|adding|add|mention(?:ing)?|include|including)?\s*"
     r"(?:the|a|an|any)?\s*([`'\"]?[\w./\-]+(?:\s+[\w./\-]+){0,2})",
     re.IGNORECASE,
 )
+# "never use print" names print only to forbid it: a named thing right after a negation is not
+# wanted (it is the prohibition's ``not_contains``, never also a ``contains``)
+_NEGATED = re.compile(_NEGATION + r"$", re.IGNORECASE)
 _LIMIT = re.compile(
     r"\b(?:under|at most|max(?:imum)?|no more than|less than|within)\s+(\d+)\s*(words?|chars?|characters|lines?)",
     re.IGNORECASE,
@@ -127,7 +132,7 @@ def checks_from_feedback(feedback: Iterable[str], reply_chars: int = 0) -> list[
                 add("regex", pattern, f"use the requested format ({match.group(1)}) {quoted}")
         for match in _NAMED.finditer(text):
             phrase = _clean_phrase(match.group(1))
-            if phrase:
+            if phrase and not _NEGATED.search(text, 0, match.start()):
                 add("contains", phrase, f"address {phrase!r} {quoted}")
         for match in _PROHIBIT.finditer(text):
             phrase = _clean_phrase(match.group(1))

@@ -149,10 +149,13 @@ def mine(
     new_occurrences = archive.add(candidates, night)
     tonight = {text_hash(c.text) for c in candidates}
 
-    rows = archive.requests()
+    # a request with nothing left to compare (an archive from before candidates dropped them) is
+    # never clustered nor replayed, not even with ``include_one_offs``
+    kept = [(row, text) for row in archive.requests() if (text := compared_text(row[1]))]
+    rows = [row for row, _ in kept]
+    compared = [text for _, text in kept]
     hashes = [r[0] for r in rows]
     texts = [r[1] for r in rows]
-    compared = [compared_text(t) for t in texts]
     embedder = create_embedder(config.embedder, model=config.model)
     t0 = time.perf_counter()
     vectors, embedded = embed_with_cache(embedder, hashes, compared, archive)
