@@ -37,14 +37,17 @@ if TYPE_CHECKING:
 
     from skillopt_sleep.harvest import HarvestRun, HarvestStats
 
-SOURCE_CHOICES = ("claude", "codex", "copilot", "all")
+SOURCE_CHOICES = ("claude", "codex", "copilot", "vscode", "all")
 
 
 @app.command("harvest")
 def harvest_command(
     project: Path | None = PROJECT,
     source: list[str] = typer.Option(
-        ["all"], "--source", "-s", help="claude | codex | copilot | all (repeatable)."
+        ["all"],
+        "--source",
+        "-s",
+        help="claude | codex | copilot | vscode | all: repeat it or give a comma list.",
     ),
     since: str | None = SINCE,
     as_json: bool = typer.Option(False, "--json", help="Print the sessions as JSON on stdout."),
@@ -59,7 +62,8 @@ def harvest_command(
     commit: bool = typer.Option(
         False,
         "--commit",
-        help="Advance the index (what a night does), once the output is safely written.",
+        help="Advance the index, once the output is safely written: the sessions then count "
+        "as read, and no later night sees them (nights advance it themselves).",
     ),
     include_sidechains: bool = typer.Option(
         False, "--include-sidechains", help="Keep sub-agent records."
@@ -70,7 +74,7 @@ def harvest_command(
     Sessions stream to --json / --output as they are read. With --commit the index advances only
     after every output is written and synced, so a failed or killed run delivers them again.
     """
-    _check(source, since)
+    source = _check(source, since)
     root = project_root(project)
     homes = harness_homes(claude_home, codex_home, copilot_home, vscode_home)
     with exits_on_error():
@@ -88,14 +92,17 @@ def harvest_command(
         )
 
 
-def _check(source: list[str], since: str | None) -> None:
-    """The checks made before anything is read (``typer.BadParameter``: a usage error)."""
-    unknown = [s for s in source if s not in SOURCE_CHOICES]
-    if unknown:
+def _check(source: list[str], since: str | None) -> list[str]:
+    """The checks made before anything is read (``typer.BadParameter``: a usage error); the
+    sources, comma lists split (``--source claude,codex``, as `run` takes them)."""
+    names = [name.strip() for given in source for name in given.split(",") if name.strip()]
+    unknown = [s for s in names if s not in SOURCE_CHOICES]
+    if unknown or not names:
         raise typer.BadParameter(
-            f"unknown source {unknown[0]!r}; choose from {', '.join(SOURCE_CHOICES)}"
+            f"unknown source {(unknown or [''])[0]!r}; choose from {', '.join(SOURCE_CHOICES)}"
         )
     checked_since(since)
+    return names
 
 
 def _harvest(

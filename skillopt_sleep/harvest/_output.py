@@ -11,6 +11,7 @@ same sessions again. A pipe or terminal cannot be fsync'd; its bytes are flushed
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import sys
@@ -129,9 +130,15 @@ class JsonSink:
 
     def _fail(self, exc: OSError) -> None:
         self.abort()
+        if exc.errno == errno.EPIPE:  # `| head`: the reader left, the disk is fine
+            hint = (
+                "the reader closed the pipe before the end (as `| head` does); nothing was "
+                "recorded in the index: send the output to a file, or to a reader that reads it all"
+            )
+        else:
+            hint = "nothing was recorded in the index; free space or fix the path and run again"
         raise StorageError(
-            f"could not write the sessions to {self._where}: {exc.strerror or exc}",
-            hint="nothing was recorded in the index; free space or fix the path and run again",
+            f"could not write the sessions to {self._where}: {exc.strerror or exc}", hint=hint
         ) from None
 
 

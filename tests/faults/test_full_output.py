@@ -80,3 +80,26 @@ def test_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
     err = process.stderr.read().decode("utf-8", "replace")
     assert process.wait(timeout=120) in (0, 1)
     assert "Traceback" not in err and "Exception ignored" not in err
+
+
+def test_harvest_json_into_a_closed_pipe_says_the_reader_left(tmp_path: Path) -> None:
+    """`harvest --json | head`: the disk is fine, so the fix must not say "free space"."""
+    home = tmp_path / ".claude"
+    for number in range(40):
+        write_session(home, f"s{number}", [f"fix the login test number {number} " + "x" * 2000])
+    argv = [sys.executable, "-m", "skillopt_sleep", "harvest", "-p", PROJECT,
+            *home_args({"claude": home}), "--state-dir", str(tmp_path / "state"),
+            "--json", "--commit"]  # fmt: skip
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first write
+    try:
+        done = subprocess.run(argv, stdout=write_end, stderr=subprocess.PIPE, timeout=300)
+    finally:
+        os.close(write_end)
+    err = done.stderr.decode("utf-8", "replace")
+    assert done.returncode == 1 and "Traceback" not in err, err
+    assert "closed the pipe" in err and "free space" not in err
+    out = tmp_path / "sessions.json"
+    again = sleep_cli([*argv[3:-2], "--commit", "-o", str(out)])
+    assert again.returncode == 0, again.stderr.decode()
+    assert len(json.loads(out.read_text())) == 40  # nothing was recorded by the failed run

@@ -71,3 +71,26 @@ def test_vscode_home_option(tmp_path: Path) -> None:
     assert shown.exit_code == 0, shown.output
     sessions = json.loads(out.read_text())
     assert sessions and all(Path(s["source_files"][0]).name != "events.jsonl" for s in sessions)
+
+
+def test_source_takes_a_comma_list_and_vscode_as_run_does(
+    homes: dict[str, Path], tmp_path: Path
+) -> None:
+    """`--source claude,codex` is what `run` takes: harvest reads it the same way (it was an
+    "unknown source 'claude,codex'" usage error), and `vscode` names a source here too."""
+    runner = CliRunner()
+    out = tmp_path / "s.json"
+    args = ["harvest", "--project", "/home/dev/webapp", "--claude-home", str(homes["claude"])]
+    args += ["--codex-home", str(homes["codex"]), "--state-dir", str(tmp_path / "st")]
+    listed = runner.invoke(app, [*args, "--source", "claude,codex", "--output", str(out)])
+    assert listed.exit_code == 0, listed.output
+    assert {s["harness"] for s in json.loads(out.read_text())} == {"claude", "codex"}
+    only = runner.invoke(app, [*args, "--source", " codex, ", "--output", str(out)])
+    assert only.exit_code == 0, only.output
+    assert {s["harness"] for s in json.loads(out.read_text())} == {"codex"}
+    vscode = tmp_path / "no-vscode"
+    shown = runner.invoke(
+        app, [*args, "-s", "vscode", "--vscode-home", str(vscode), "-o", str(out)]
+    )
+    assert shown.exit_code == 0, shown.output
+    assert runner.invoke(app, [*args, "--source", ","]).exit_code == 2
