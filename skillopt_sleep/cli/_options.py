@@ -44,7 +44,16 @@ def project_dir(project: Path | None) -> Path:
     """The project a night command works on, which must exist: a misspelt ``-p`` would
     otherwise run quiet nights forever on nothing (``harvest`` and ``mine`` only scope by it)."""
     root = project_root(project)
-    if not root.is_dir():
+    try:
+        is_dir = root.is_dir()
+    except OSError as exc:  # e.g. a path too long for the file system
+        from skillopt_sleep._display import displayable
+
+        shown = str(root) if len(str(root)) <= 120 else f"{str(root)[:100]}..."
+        raise typer.BadParameter(
+            displayable(f"{shown}: {exc.strerror or exc}"), param_hint="'--project' / '-p'"
+        ) from None
+    if not is_dir:
         raise typer.BadParameter(f"{root} is not a directory", param_hint="'--project' / '-p'")
     return root
 

@@ -38,11 +38,11 @@ def list_proposals(project: PathLike) -> list[Proposal]:
 
 
 def report_path(project: PathLike, proposal: str | None = None, kind: str = "md") -> Path:
-    """The staged report of ``proposal`` (default: the latest proposal)."""
+    """The staged report of ``proposal`` (None: the latest proposal; "" is a UsageError)."""
     state = ProjectState(project)
     proposals = state.proposals()
-    if proposal:
-        directory = state.proposal_dir(proposal)
+    if proposal is not None:
+        directory = state.staged_proposal(proposal)
     elif proposals:
         directory = proposals[-1]
     else:
@@ -153,15 +153,23 @@ def _archive_counts(state: ProjectState) -> dict[str, int]:
         return {}
 
 
-def adopt(project: PathLike, proposal: str | None = None, *, force: bool = False) -> AdoptResult:
+def adopt(
+    project: PathLike,
+    proposal: str | None = None,
+    *,
+    force: bool = False,
+    home: Path | None = None,
+) -> AdoptResult:
     """Replace the live files with the proposal; the message first says what recovering an
-    interrupted transaction did, if anything."""
+    interrupted transaction did, if anything. ``home`` (default: the user's) holds the user
+    skill roots, as for ``run_night``: a file a link leads to outside the project and them is
+    refused unless ``force``."""
     from skillopt_sleep.stage import transaction
 
     state = ProjectState(project)
     with state.night_lock("skillopt-sleep adopt"):
         recovered = transaction.recover(state)
-        name, files, backup = transaction.adopt(state, proposal, force=force)
+        name, files, backup = transaction.adopt(state, proposal, force=force, home=home)
     message = "; ".join([*(r.message for r in recovered), "live files replaced; backup kept"])
     return AdoptResult(name, "adopted", tuple(files), str(backup), message)
 

@@ -211,6 +211,7 @@ class _Night:
         self.night_id = _night_id(started)
         self.timings: dict[str, float] = {}
         self.recovered: list[str] = []  # what undoing an interrupted adopt did, said in the report
+        self.notes: list[str] = []  # skill files left out for where they link to, said as well
         self._clock = time.perf_counter()
 
     def _lap(self, stage: str) -> None:
@@ -267,7 +268,7 @@ class _Night:
                 basics,
                 mined,
                 "no change",
-                "no recurring task could be replayed yet",
+                reporting.nothing_to_replay(mined, has_judge=bool(config.backends.judge)),
                 self.timings,
                 history=reporting.history(state),
             )
@@ -278,11 +279,13 @@ class _Night:
         report = reporting.full_night(
             basics, mined, routes, runs, roles, self.timings, history=reporting.history(state)
         )
+        report = reporting.with_notes(report, self.notes)
         if not self.dry_run and report.changes:
             self.tick("stage", 0, 1)
             report = reporting.stage_report(state, report, runs)
             if config.night.auto_adopt:
-                transaction.adopt(state, report.proposal)  # the night already holds the lock
+                # the night already holds the lock
+                transaction.adopt(state, report.proposal, home=self.home)
                 report = reporting.mark_adopted(report)
             self.tick("stage", 1, 1)
         if not self.dry_run:
@@ -307,7 +310,12 @@ class _Night:
         )
 
     def _routes(self, mined: Any) -> dict[str, Any]:
-        from skillopt_sleep.skills import find_skills, managed_target, memory_file, route_families
+        from skillopt_sleep.skills import (
+            discover_skills,
+            managed_target,
+            memory_file,
+            route_families,
+        )
         from skillopt_sleep.skills.route import Target
 
         night = self.config.night
@@ -317,7 +325,9 @@ class _Night:
             else managed_target(self.state.project, night.sources, night.learned_skill_dir)
         )
         requests = {f.id: list(f.requests) for f in mined.families}
-        return route_families(requests, find_skills(self.state.project, self.home), fallback)
+        skills, skipped = discover_skills(self.state.project, self.home)
+        self.notes.extend(skipped)
+        return route_families(requests, skills, fallback)
 
     def _train(
         self,
@@ -328,11 +338,18 @@ class _Night:
         judge: Any,
         carry_all: dict[str, Any],
     ) -> list[TargetRun]:
-        """Replay and consolidate each target file's families; ``carry_all`` is updated."""
+        """Replay and consolidate each target file's families; ``carry_all`` is updated. A file
+        that links out of the project (a planted managed skill or memory file) is not read."""
+        from skillopt_sleep.skills import link_problem
+
         runs: list[TargetRun] = []
         groups = sorted(_group_by_target(selection, routes).items())
         for number, (path, (target, part)) in enumerate(groups):
             self.tick("replay", number, len(groups))
+            problem = link_problem(path, self.state.project, self.home)
+            if problem:
+                self.notes.append(f"not trained: {problem}")
+                continue
             live = path.read_bytes() if path.is_file() else None
             base_text = (
                 live.decode("utf-8", "replace")

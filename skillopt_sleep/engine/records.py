@@ -71,6 +71,7 @@ class SkillChange:
     val_tasks: int
     gate_split: Literal["val", "train"]  # "train" when too few validation tasks existed
     steps: tuple[Mapping[str, Any], ...] = ()  # per-step records (score across tonight's steps)
+    target: str = ""  # the file ``path`` links to, where adopt writes ("" when it is no link)
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillopt_core.backends.runtime import Roles
@@ -68,7 +70,9 @@ def _report(
     history: tuple[Mapping[str, Any], ...],
     **fields: Any,
 ) -> NightReport:
-    """A NightReport with the parts every night shares filled in from ``base`` and ``mined``."""
+    """A NightReport with the parts every night shares filled in from ``base`` and ``mined``;
+    the message ends with what mining withheld."""
+    fields["message"] = "; ".join([fields["message"], *withheld_notes(mined)])
     shared: dict[str, Any] = {
         "night_id": base.night_id,
         "project": base.project,
@@ -89,6 +93,38 @@ def _report(
         "history": history,
     }
     return NightReport(**{**shared, **fields})
+
+
+def withheld_notes(mined: Any) -> list[str]:
+    """Families mining withheld because their members' corrections contradict each other (see
+    :mod:`skillopt_sleep.mine.coherence`): never trained, so the night says so."""
+    count = int(mined.stats.get("withheld_contradictory", 0)) if mined is not None else 0
+    if not count:
+        return []
+    if count == 1:
+        return ["1 family withheld: its corrections contradict each other"]
+    return [f"{count} families withheld: their corrections contradict each other"]
+
+
+def nothing_to_replay(mined: Any, *, has_judge: bool) -> str:
+    """Why a night with sessions selected no task: families that cannot be judged yet, or none."""
+    from skillopt_sleep.replay import judgeable
+
+    families = len(mined.families)
+    if not families or any(judgeable(t, has_judge) for t in mined.tasks):
+        return "no recurring task could be replayed yet"
+    found = (
+        "1 family found, but it has no judge yet"
+        if families == 1
+        else f"{families} families found, but none has a judge yet"
+    )
+    rubrics = not has_judge and any(t.rubric for t in mined.tasks)
+    rubric = "; a judge backend (--judge) could judge by rubric" if rubrics else ""
+    return f"{found} (no corrections or checks to judge by{rubric})"
+
+
+def with_notes(report: NightReport, notes: Sequence[str]) -> NightReport:
+    return replace(report, message="; ".join([report.message, *notes])) if notes else report
 
 
 def quiet_night(
@@ -154,6 +190,11 @@ def held_out(runs: Sequence[TargetRun]) -> HeldOut | None:
     )
 
 
+def _link_target(path: Path) -> str:
+    real = os.path.realpath(path)
+    return real if real != str(path) else ""
+
+
 def _changes(runs: Sequence[TargetRun]) -> tuple[SkillChange, ...]:
     import hashlib
 
@@ -181,6 +222,7 @@ def _changes(runs: Sequence[TargetRun]) -> tuple[SkillChange, ...]:
                 val_tasks=result.val_before.n,
                 gate_split=result.gate_split,
                 steps=tuple(result.history),
+                target=_link_target(run.path),
             )
         )
     return tuple(out)

@@ -250,6 +250,30 @@ class ProjectState:
             return []
         return sorted(p for p in staging.iterdir() if (p / "manifest.json").is_file())
 
+    def staged_proposal(self, proposal: str) -> Path:
+        """The staged proposal named ``proposal`` (an explicit id: None means "the latest" to the
+        callers, never ""). The id is only compared with the staged ones, never opened as a path,
+        so an id too long for a file name is "no staged proposal" like any other unknown one."""
+        from skillopt_core.errors import UsageError
+        from skillopt_sleep._display import displayable
+
+        if not proposal:
+            raise UsageError(
+                "empty proposal id",
+                hint="omit the id for the latest proposal, or pass one `skillopt-sleep status` lists",
+            )
+        self.proposal_dir(proposal)  # an id that names a path says so
+        for directory in self.proposals():
+            if directory.name == proposal:
+                return directory
+        shown = repr(proposal[:60]) + (
+            f"... ({len(proposal)} characters)" if len(proposal) > 60 else ""
+        )
+        raise UsageError(
+            f"no staged proposal {displayable(shown)}",
+            hint="list them with `skillopt-sleep status`",
+        )
+
     @contextmanager
     def night_lock(self, what: str = "skillopt-sleep night") -> Iterator[None]:
         """Exclusive for one night per project; a second one fails at once (BusyError, exit 5)."""

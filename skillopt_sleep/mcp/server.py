@@ -21,8 +21,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ListRootsResult, ToolAnnotations
 from pydantic import Field
 
-from skillopt_core.errors import SkillOptError
+from skillopt_core.errors import EXIT_ERROR, SkillOptError
 from skillopt_sleep import __version__
+from skillopt_sleep._display import displayable
 from skillopt_sleep.engine.records import AdoptResult, Proposal, Status
 from skillopt_sleep.mcp.jobs import Jobs, JobView, NightRunner
 from skillopt_sleep.mcp.stdio import serve_stdio
@@ -99,8 +100,19 @@ def ask_roots(ctx: Context, project: str | None = None) -> Any:
 Roots = Annotated[ListRootsResult | None, Resolve(ask_roots)]
 
 
+def os_error_text(exc: OSError) -> str:
+    """What an OSError from a path the client gave says: the reason and the path, shortened (a
+    path too long for the file system is thousands of characters) and with controls escaped."""
+    name = str(exc.filename) if exc.filename is not None else ""
+    if len(name) > 120:
+        name = f"{name[:100]}... ({len(name)} characters)"
+    reason = exc.strerror or exc.__class__.__name__
+    return displayable(f"cannot use {name}: {reason}" if name else reason)
+
+
 def engine_errors(tool: F) -> F:
-    """Engine errors -> an error result naming the exit code and the fix."""
+    """Engine errors -> an error result naming the exit code and the fix; an OSError (a path the
+    client gave that the file system refuses, e.g. too long) -> one naming the reason."""
 
     @functools.wraps(tool)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -110,6 +122,8 @@ def engine_errors(tool: F) -> F:
             raise ToolError(f"{exc} (exit code {exc.exit_code})") from None
         except KeyError as exc:
             raise ToolError(str(exc.args[0] if exc.args else exc)) from None
+        except OSError as exc:
+            raise ToolError(f"{os_error_text(exc)} (exit code {EXIT_ERROR})") from None
 
     return wrapper  # type: ignore[return-value]
 

@@ -3,6 +3,11 @@
 A family goes to the user skill whose name and description best match its requests (TF-IDF
 cosine over words), when the match clears ``threshold``; otherwise to one managed skill the engine
 creates and owns (or, on request, the harness memory file). Pure: same inputs, same routes.
+
+The managed skill's frontmatter ``description`` quotes the requests it was made from. It is a
+YAML double-quoted scalar with ``\\`` and ``"`` escaped (a ``C:\\Users`` or ``\\d+`` reads back as
+typed), and characters YAML does not allow or that act on a reader (controls such as ESC, bidi
+overrides, lone surrogates) are removed: harnesses parse it and people ``cat`` it.
 """
 
 from __future__ import annotations
@@ -18,6 +23,10 @@ from skillopt_sleep.skills.discover import SkillFile
 MANAGED_NAME = "skillopt-learned"
 MANAGED_ROOTS = {"claude": ".claude/skills", "codex": ".agents/skills", "copilot": ".github/skills"}
 DESCRIPTION_LIMIT = 1024
+_UNSAFE = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069"
+    "\ud800-\udfff\ufeff\ufffe\uffff]"
+)
 _WORD = re.compile(r"[a-z][a-z0-9]+")
 _STOP = frozenset(
     [
@@ -73,16 +82,18 @@ def managed_target(project: Path, sources: Sequence[str], directory: str = "") -
 
 def managed_skill_text(family_intents: Sequence[str]) -> str:
     """A new managed skill: frontmatter whose description says when the agent should load it."""
-    topics = "; ".join(dict.fromkeys(" ".join(t.split())[:80] for t in family_intents))
+    topics = "; ".join(
+        dict.fromkeys(" ".join(_UNSAFE.sub("", t).split())[:80] for t in family_intents)
+    )
     description = (
         "Procedures learned overnight by SkillOpt-Sleep from this project's recurring requests. "
         f"Use when the request resembles: {topics}"
     )
     if len(description) > DESCRIPTION_LIMIT:
         description = description[: DESCRIPTION_LIMIT - 3].rstrip() + "..."
-    description = description.replace('"', "'")
+    quoted = description.replace("\\", "\\\\").replace('"', '\\"')
     return (
-        f'---\nname: {MANAGED_NAME}\ndescription: "{description}"\n---\n\n'
+        f'---\nname: {MANAGED_NAME}\ndescription: "{quoted}"\n---\n\n'
         "# Learned procedures\n\n"
         "Maintained by SkillOpt-Sleep: each line below passed a validation gate on replays of "
         "this project's own recurring tasks.\n"

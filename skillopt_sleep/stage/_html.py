@@ -99,9 +99,12 @@ def _validation(changes: Sequence[SkillChange]) -> str:
         note = f"{t.gate_note(c).capitalize()}."
         gate = f"<b>{_e(note)}</b>" if c.gate_split == "train" else _e(note)
         new = " " + _badge("new file", "neutral") if c.created else ""
+        link = (
+            f"<br><small>a link to {_e(c.target)} (adopt writes there)</small>" if c.target else ""
+        )
         rows.append(
             f'<tr class="has-note"><td class="path" title="{_e(c.path)}">'
-            f'{_e(t.skill_label(c.path))}{new}<br><small class="muted">{_e(c.kind)} · '
+            f'{_e(t.skill_label(c.path))}{new}{link}<br><small class="muted">{_e(c.kind)} · '
             f"{_e(t.plural(c.accepted_edits, 'accepted edit'))}</small></td>"
             f'<td class="num">{_e(t.pct(c.val_before))}</td>'
             f'<td class="num">{_e(t.pct(c.val_after))}</td>'
@@ -205,7 +208,7 @@ def _usage(report: NightReport) -> str:
 
 
 def _diff_line(line: str) -> str:
-    if line.startswith(("+++", "---")):
+    if line.startswith(("+++", "---", "# ")):  # "# ": where a linked file leads (proposal.py)
         css = "file"
     elif line.startswith("@@"):
         css = "hunk"
@@ -223,7 +226,7 @@ def _diff(diff: str) -> str:
         return (
             '<section id="diff"><h2>Diff</h2><p>No file changes were staged tonight.</p></section>'
         )
-    lines = "".join(_diff_line(line) for line in diff.splitlines())
+    lines = "".join(_diff_line(line) for line in diff.rstrip("\n").split("\n"))  # as patch reads
     return f'<section id="diff"><h2>Diff</h2><pre class="diff"><code>{lines}</code></pre></section>'
 
 

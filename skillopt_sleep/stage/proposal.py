@@ -8,6 +8,12 @@
 
 The directory is built under a temporary name and renamed into place, so a killed night leaves
 no half-staged proposal (only a ``.tmp-*`` directory that is ignored and cleaned up).
+
+The diff is one ``patch`` and ``git apply`` read back: a file name holding a control or line
+separator, a quote or a backslash is C-quoted as git quotes it (``"/p/new\\nline/SKILL.md"``), one
+holding a space ends with a tab, lines break at ``\\n`` only, and a last line without one is
+marked. A live file that is a link gets a ``# `` line above its headers naming the file the link
+leads to (where ``adopt`` writes); the manifest records it as ``target``.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import os
+import re
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -45,20 +52,66 @@ class FileChange:
     accepted_edits: int = 0
 
 
+_UNUSUAL = re.compile(
+    '[\x00-\x1f\x7f-\x9f"\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff'
+    + ("" if os.sep == "\\" else "\\\\")  # a backslash is the separator on Windows
+    + "]"
+)
+_C_ESCAPES = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f"}
+_C_ESCAPES.update({"\r": "\\r", '"': '\\"', "\\": "\\\\"})
+
+
+def _quoted(path: str) -> str:
+    if not _UNUSUAL.search(path):
+        return path
+
+    def escape(match: re.Match[str]) -> str:
+        char = match.group()
+        octal = "".join(f"\\{b:03o}" for b in char.encode("utf-8", "surrogateescape"))
+        return _C_ESCAPES.get(char, octal)
+
+    return f'"{_UNUSUAL.sub(escape, path)}"'
+
+
+def diff_name(path: str) -> str:
+    """``path`` as a diff header names it (see the module docstring)."""
+    quoted = _quoted(path)
+    return f"{quoted}\t" if " " in path and quoted == path else quoted
+
+
+def _lines(text: str) -> list[str]:
+    """``text`` split as ``patch`` reads it: at ``\\n`` only (not at a form feed or U+2028)."""
+    parts = text.split("\n")
+    return [f"{part}\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
+def link_note(path: Path) -> str:
+    """A diff comment naming where ``path`` leads when it is (or lies under) a link, else ""."""
+    real = os.path.realpath(path)
+    return f"# {_quoted(str(path))} is a link to {_quoted(real)}\n" if real != str(path) else ""
+
+
 def unified_diff(changes: Sequence[FileChange]) -> str:
     parts: list[str] = []
     for change in changes:
-        before = (change.live or b"").decode("utf-8", "replace").splitlines(keepends=True)
-        after = change.proposed.splitlines(keepends=True)
-        parts.extend(
+        before = _lines((change.live or b"").decode("utf-8", "replace"))
+        after = _lines(change.proposed)
+        name = diff_name(str(change.live_path))
+        lines = list(
             difflib.unified_diff(
                 before,
                 after,
-                fromfile=str(change.live_path) if change.live is not None else "/dev/null",
-                tofile=str(change.live_path),
+                fromfile=name if change.live is not None else "/dev/null",
+                tofile=name,
             )
         )
-    return "".join(line if line.endswith("\n") else line + "\n" for line in parts)
+        if lines:
+            parts.append(link_note(change.live_path))
+        parts.extend(
+            line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n"
+            for line in lines
+        )
+    return "".join(parts)
 
 
 def staged_name(index: int, change: FileChange) -> str:
@@ -89,6 +142,7 @@ def stage(
             files.append(
                 {
                     "live_path": str(change.live_path),
+                    "target": os.path.realpath(change.live_path),  # where the night read it
                     "kind": change.kind,
                     "created": change.live is None,
                     "live_sha256": sha256(change.live) if change.live is not None else "",

@@ -143,7 +143,8 @@ def _validation(report: NightReport) -> list[str]:
     ]
     for c in report.changes:
         lines += [f"### Score across tonight's steps: {_md(t.skill_label(c.path))}", ""]
-        lines.append(f"File: {_code(c.path)}")
+        link = f", a link to {_code(c.target)} (adopt writes there)" if c.target else ""
+        lines.append(f"File: {_code(c.path)}{link}")
         lines.append("")
         steps = t.step_rows(c.steps)
         if not steps:

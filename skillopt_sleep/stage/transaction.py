@@ -7,7 +7,12 @@ in between leaves a "begin" without "done", and the next transaction (or ``recov
 backups byte for byte and removes the killed write's temp file, so live files are always either
 all old or all new. The manifest turns "adopted" only after the last file is replaced, so a
 "begin" whose "done" line was torn while the manifest says "adopted" is a finished adopt: it
-stays. A symlinked live file (skills kept in a dotfiles repo) is written through its link.
+stays. A symlinked live file (skills kept in a dotfiles repo) is written through its link, but
+only where a night may read a skill (:func:`skillopt_sleep.skills.link_problem`): a proposal made
+from a file a link leads to outside the project and the user's skills (a proposal an older
+version staged, its manifest naming no ``target``), or a new file whose path became a link out of
+them since staging, is refused unless forced. A new live file gets the mode any new file gets
+under the umask (0666 & ~umask), not the engine's private 0600.
 rollback: restore the backups of an adopted proposal byte for byte; a file that had no backup did
 not exist before the adopt and is removed, and so is each folder the adopt made for such files
 (its journal "begin" lists them) once empty. A folder that was there before the adopt stays.
@@ -36,7 +41,7 @@ from skillopt_sleep.engine.state import (
     read_lines,
     write_private,
 )
-from skillopt_sleep.stage.proposal import load_manifest, set_state, sha256
+from skillopt_sleep.stage.proposal import link_note, load_manifest, set_state, sha256
 
 _TEMP_PART = re.compile(r"[a-z0-9_]{8}")  # the random part of a tempfile.mkstemp name
 FINISHED = {"adopt": "adopted", "rollback": "rolled back"}  # the manifest state each one ends in
@@ -71,15 +76,10 @@ class Recovery:
 
 
 def find_proposal(state: ProjectState, proposal: str | None, wanted: str) -> Path:
-    """The named proposal, or the latest one in state ``wanted`` (UsageError when none)."""
-    if proposal:
-        directory = state.proposal_dir(proposal)
-        if not (directory / "manifest.json").is_file():
-            raise UsageError(
-                f"no staged proposal {proposal!r}",
-                hint="list them with `skillopt-sleep status`",
-            )
-        return directory
+    """The named proposal, or (``proposal`` None) the latest one in state ``wanted``;
+    UsageError when there is none (an empty id is an error, not "the latest")."""
+    if proposal is not None:
+        return state.staged_proposal(proposal)
     for directory in reversed(state.proposals()):
         if load_manifest(directory).get("state") == wanted:
             return directory
@@ -122,10 +122,25 @@ def drifted(directory: Path) -> list[str]:
     return out
 
 
+def _umask_mode() -> int:
+    """The mode a new file gets under the process umask. Read from /proc where there is one:
+    setting the umask to read it back races with threads creating files (the MCP server)."""
+    with (
+        contextlib.suppress(OSError, ValueError),
+        open("/proc/self/status", encoding="ascii", errors="replace") as status,
+    ):
+        for line in status:
+            if line.startswith("Umask:"):
+                return 0o666 & ~int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def _write_live(path: Path, data: bytes) -> None:
     target = link_target(path)
     try:
-        mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else None
+        mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else _umask_mode()
         atomic_write_bytes(target, data, mode=mode)
     except OSError as exc:
         cause = exc.__cause__ if isinstance(exc.__cause__, OSError) else exc
@@ -252,13 +267,38 @@ def _back_up(backup: Path, files: list[dict[str, Any]]) -> None:
             write_private(backup / f"{index:02d}.orig", live)
 
 
+def _refuse_outside(state: ProjectState, files: list[dict[str, Any]], home: Path) -> None:
+    """DriftError for a file whose proposal was made from outside the project and the user's
+    skills, or that would now be created through a link leading out of them (module doc)."""
+    from skillopt_sleep.skills import link_problem
+
+    for entry in files:
+        live = Path(entry["live_path"])
+        now = os.path.realpath(live)
+        for real in {str(entry.get("target") or now), *([now] if entry.get("created") else [])}:
+            problem = link_problem(live, state.project, home, real)
+            if problem:
+                raise DriftError(
+                    problem,
+                    hint="reject the proposal if you did not make that link; if the file is "
+                    "yours, `skillopt-sleep adopt --force` writes it",
+                )
+
+
 def adopt(
-    state: ProjectState, proposal: str | None = None, *, force: bool = False
+    state: ProjectState,
+    proposal: str | None = None,
+    *,
+    force: bool = False,
+    home: Path | None = None,
 ) -> tuple[str, list[str], Path]:
+    """Replace the live files with the proposal. ``home`` holds the user's skill roots."""
     directory = find_proposal(state, proposal, "pending")
     manifest = load_manifest(directory)
     if manifest.get("state") != "pending":
         raise UsageError(f"proposal {directory.name} is {manifest.get('state')}, not pending")
+    if not force:
+        _refuse_outside(state, manifest["files"], home or Path.home())
     changed = drifted(directory)
     if changed and not force:
         raise DriftError(
@@ -338,6 +378,7 @@ def three_way(state: ProjectState, proposal: str | None = None) -> str:
         )
         live = (_read_live(live_path) or b"").decode("utf-8", "replace")
         proposed = (directory / entry["staged"]).read_text(encoding="utf-8")
+        out.append(link_note(live_path))
         for label, text in (("live now", live), ("proposed", proposed)):
             out.extend(
                 difflib.unified_diff(
