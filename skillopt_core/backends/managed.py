@@ -116,7 +116,7 @@ class ManagedBackend:
             raise
         except Exception as exc:
             raise BackendUnavailable(
-                f"{self.name}: health check failed: {type(exc).__name__}: {exc}",
+                redact(f"{self.name}: health check failed: {type(exc).__name__}: {exc}"),
                 hint="check the backend's configuration (base URL, key, executable)",
             ) from exc
 
@@ -139,7 +139,7 @@ class ManagedBackend:
             self.ledger.settle(reservation, self._record(request, stats, started, error=exc))
             raise
         usage = completion.usage
-        if usage.total_tokens == 0 and completion.text:
+        if usage.total_tokens == 0:  # the reply carried no usage: count an estimate, not nothing
             usage = Usage(estimate.input_tokens, -(-len(completion.text) // 4))
         cost = completion.cost_usd or self.price.cost(usage.input_tokens, usage.output_tokens)
         latency = time.monotonic() - started
@@ -185,5 +185,5 @@ class ManagedBackend:
             latency_s=time.monotonic() - started,
             attempts=max(1, stats.attempts),
             ok=error is None,
-            error="" if error is None else f"{type(error).__name__}: {error}",
+            error="" if error is None else redact(f"{type(error).__name__}: {error}"),
         )

@@ -98,7 +98,7 @@ def call_with_retries(
         except TransientError as exc:
             if attempt >= policy.max_attempts:
                 raise RetriesExhausted(
-                    f"{label}: gave up after {attempt} attempts; last error: {exc}",
+                    f"{label}: gave up after {attempt} attempts; last error: {exc.message}",
                     hint=exc.hint
                     or "the service kept failing; retry later or lower --workers / concurrency",
                     attempts=attempt,

@@ -5,8 +5,9 @@ The current Messages API takes no sampling temperature, so ``request.temperature
 One attempt per call (``max_retries=0``); the managed wrapper retries, pools and meters.
 
 Options: ``base_url``, ``api_key`` (or ``ANTHROPIC_AUTH_TOKEN`` for a bearer token), ``stream``,
-``timeout``, ``structured`` (instruct by default: the schema demand goes in the system text;
-``native`` uses the API's structured output, which only recent models support).
+``timeout`` (each read), ``deadline`` (the whole reply; see ``_guard``), ``structured`` (instruct
+by default: the schema demand goes in the system text; ``native`` uses the API's structured
+output, which only recent models support).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from skillopt_core.backends._protocol import (
 from skillopt_core.backends.api import settings as cfg
 from skillopt_core.backends.api._lazy import LazyClient
 from skillopt_core.backends.api.errors import Endpoint, translate, unavailable
+from skillopt_core.backends.retry import TransientError
 
 ANTHROPIC_DEFAULT_BASE = "https://api.anthropic.com"
 
@@ -39,10 +41,12 @@ class AnthropicSettings:
     auth_token: str | None
     stream: bool
     timeout_s: float
+    deadline_s: float
     structured: cfg.Structured
 
     @classmethod
     def from_options(cls, model: str, options: Mapping[str, Any]) -> AnthropicSettings:
+        timeout_s = cfg.timeout_option(options)
         return cls(
             model=cfg.require_model(
                 "anthropic", model or str(options.get("model") or ""), "ANTHROPIC_MODEL"
@@ -52,7 +56,8 @@ class AnthropicSettings:
             api_key=cfg.text_option(options, "api_key", "ANTHROPIC_API_KEY"),
             auth_token=cfg.text_option(options, "auth_token", "ANTHROPIC_AUTH_TOKEN"),
             stream=cfg.flag(options, "stream"),
-            timeout_s=cfg.timeout_option(options),
+            timeout_s=timeout_s,
+            deadline_s=cfg.deadline_option(options, timeout_s),
             structured=cfg.structured_mode(options, "instruct"),
         )
 
@@ -65,7 +70,13 @@ class AnthropicBackend(LazyClient):
     def __init__(self, settings: AnthropicSettings) -> None:
         self.model = settings.model
         self.settings = settings
-        self.endpoint = Endpoint(self.name, settings.base_url, "ANTHROPIC_API_KEY")
+        self.endpoint = Endpoint(
+            self.name,
+            settings.base_url,
+            "ANTHROPIC_API_KEY",
+            model=settings.model,
+            secret=settings.api_key or settings.auth_token,
+        )
 
     def _make_client(self) -> Any:
         s = self.settings
@@ -77,7 +88,10 @@ class AnthropicBackend(LazyClient):
             )
         import anthropic
 
+        from skillopt_core.backends.api import _guard
+
         return anthropic.Anthropic(
+            http_client=_guard.http_client(anthropic, self.endpoint, s.deadline_s),
             api_key=s.api_key,
             auth_token=s.auth_token,
             base_url=s.base_url,
@@ -126,21 +140,36 @@ class AnthropicBackend(LazyClient):
             if s.stream:
                 with messages.stream(**kwargs) as stream:
                     message = stream.get_final_message()
+                if message.stop_reason is None:
+                    raise TransientError(
+                        f"{self.endpoint.label}: the stream ended before the reply was finished"
+                    )
             else:
                 message = messages.create(**kwargs)
+            return self._read(message)
         except BackendError:
             raise
         except Exception as exc:
             raise translate(exc, self.endpoint) from exc
+
+    @staticmethod
+    def _read(message: Any) -> Completion:
+        """The completion in a Messages reply. Missing content raises a TypeError or an
+        AttributeError here, which :func:`translate` names; missing usage counts as none (the
+        managed layer then estimates it)."""
         text = "".join(block.text for block in message.content if block.type == "text")
-        usage = message.usage
-        input_tokens = (
-            usage.input_tokens
-            + (usage.cache_creation_input_tokens or 0)
-            + (usage.cache_read_input_tokens or 0)
-        )
+        usage = getattr(message, "usage", None)
+
+        def tokens(*names: str) -> int:
+            return sum(int(getattr(usage, name, None) or 0) for name in names)
+
         return Completion(
-            text=text, usage=Usage(input_tokens, usage.output_tokens), model=message.model
+            text=text,
+            usage=Usage(
+                tokens("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"),
+                tokens("output_tokens"),
+            ),
+            model=str(getattr(message, "model", None) or ""),
         )
 
 

@@ -2,27 +2,56 @@
 
 Both official SDKs raise the same family (``APIStatusError`` with ``status_code`` and
 ``response``, ``APIConnectionError``, ``APITimeoutError``); a stream cut mid-way can also surface
-as the HTTP library's transport error, and a truncated body as a JSON decode error.
+as the HTTP library's transport error, a truncated body as a JSON decode error, and a reply of
+the wrong shape (a proxy's JSON, fields missing) as an attribute or type error while reading it.
+What :mod:`._guard` raises arrives wrapped, and is found in the exception chain.
+
+Every message passes :meth:`Endpoint.clean`: a server that echoes the key (or a base URL holding
+credentials) must not put it in an error, a log or the spend journal.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 from skillopt_core.backends._protocol import BackendError, BackendUnavailable
 from skillopt_core.backends.retry import TransientError, parse_retry_after
+from skillopt_core.redaction import redact
 
 _TRANSIENT_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
+_NO_CREDIT = re.compile(
+    r"insufficient_quota|exceeded your current quota|credit balance is too low", re.IGNORECASE
+)
+_SHAPE_ERRORS = (AttributeError, TypeError, KeyError, IndexError, AssertionError)
+"""Raised while reading a reply that lacks the fields the SDK's model promised."""
+
+PROXY_HINT = (
+    "a proxy, a captive portal or a server that does not speak this API may be answering; "
+    "check base_url and the network"
+)
 
 
 @dataclass(frozen=True)
 class Endpoint:
-    """What the messages name: the backend, where it points, and which key variable it reads."""
+    """What the messages name: the backend, where it points, which key variable it reads and
+    which model it asks for; ``secret`` (the key) is cut out of every message."""
 
     backend: str
     base_url: str
     key_env: str
+    model: str = ""
+    secret: str | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.backend} at {redact(self.base_url)}"
+
+    def clean(self, text: str) -> str:
+        if self.secret and len(self.secret) >= 6:
+            text = text.replace(self.secret, "[REDACTED:api-key]")
+        return redact(text)
 
 
 def _retry_after(exc: BaseException) -> float | None:
@@ -49,12 +78,43 @@ def _is_transport_error(exc: BaseException) -> bool:
 
 
 def translate(exc: BaseException, where: Endpoint) -> BackendError:
-    """The BackendError to raise for ``exc``: transient ones are retried by the caller."""
+    """The BackendError to raise for ``exc`` (transient ones are retried by the caller), with
+    every message cleaned of secrets."""
+    error = _translate(exc, where)
+    error.args = (where.clean(error.message),)
+    error.hint = where.clean(error.hint)
+    return error
+
+
+def _chained(exc: BaseException) -> BackendError | None:
+    """A BackendError the SDK wrapped (one :mod:`._guard` raised inside the HTTP client)."""
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return None
+        if isinstance(seen, BackendError):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def _translate(exc: BaseException, where: Endpoint) -> BackendError:
     name = type(exc).__name__
-    label = f"{where.backend} at {where.base_url}"
+    label = where.label
     status = getattr(exc, "status_code", None)
+    guarded = _chained(exc)
+    if guarded is not None:
+        return guarded
     if isinstance(status, int):
         message = f"{label}: HTTP {status}: {getattr(exc, 'message', exc)}"
+        if _NO_CREDIT.search(f"{message} {getattr(exc, 'body', '')}"):
+            return BackendUnavailable(
+                f"{label}: the account is out of quota or credit (HTTP {status})",
+                hint=f"add credit or raise the quota (the provider's billing page) for the key "
+                f"in {where.key_env}, or use another key; retrying will not help",
+            )
+        if status < 400:
+            return TransientError(f"{label}: the reply stream reported an error: {exc}")
         if status in _TRANSIENT_STATUS or status >= 500:
             return TransientError(message, retry_after=_retry_after(exc))
         if status == 401:
@@ -65,26 +125,43 @@ def translate(exc: BaseException, where: Endpoint) -> BackendError:
             )
         if status == 403:
             return BackendUnavailable(
-                message, hint="the key has no access to this model or endpoint; check its project"
+                message,
+                hint=f"the key in {where.key_env} has no access to this model or endpoint; "
+                "check its project and permissions",
             )
         if status == 404:
             return BackendUnavailable(
                 message,
-                hint="the model or route does not exist here; check the model name and the base "
-                f"URL ({where.base_url}; OpenAI-compatible servers usually end in /v1)",
+                hint=f"the model {where.model!r} or the route does not exist here; check the "
+                f"model name and the base URL ({redact(where.base_url)}; OpenAI-compatible "
+                "servers usually end in /v1)",
             )
         return BackendError(message, hint="the provider refused the request as sent")
     if name == "APITimeoutError" or "Timeout" in name:
         return TransientError(
-            f"{label}: the call timed out", hint="raise --option timeout=SECONDS for slow models"
+            f"{label}: the call timed out",
+            hint="raise --option timeout=SECONDS (each read) or deadline=SECONDS (the whole "
+            "reply) for slow models",
         )
     if name == "APIConnectionError" or _is_transport_error(exc):
         return TransientError(
             f"{label}: connection failed ({exc})",
-            hint=f"is the server at {where.base_url} running and reachable?",
+            hint=f"is the server at {redact(where.base_url)} running and reachable?",
         )
+    if name == "APIError":  # an error event inside a 200 stream: the server failed mid-reply
+        return TransientError(f"{label}: the reply stream reported an error: {exc}")
     if isinstance(exc, json.JSONDecodeError):
+        if exc.doc.lstrip().startswith("<"):
+            return TransientError(
+                f"{label}: an HTML page answered, not the API: {exc.doc[:160]!r}",
+                hint=PROXY_HINT,
+            )
         return TransientError(f"{label}: the reply body was not complete JSON ({exc})")
+    if isinstance(exc, _SHAPE_ERRORS):
+        return TransientError(
+            f"{label}: the reply was not a valid {where.backend} response ({name}: {exc})",
+            hint=PROXY_HINT,
+        )
     return BackendError(f"{label}: {name}: {exc}")
 
 
@@ -92,5 +169,5 @@ def unavailable(exc: BackendError, where: Endpoint) -> BackendUnavailable:
     """A health-check failure is always fatal: turn a transient error into 'unavailable'."""
     if isinstance(exc, BackendUnavailable):
         return exc
-    hint = exc.hint or f"check that {where.base_url} is the right address and is up"
-    return BackendUnavailable(f"{where.backend} health check failed: {exc.args[0]}", hint=hint)
+    hint = exc.hint or f"check that {redact(where.base_url)} is the right address and is up"
+    return BackendUnavailable(f"{where.backend} health check failed: {exc.message}", hint=hint)

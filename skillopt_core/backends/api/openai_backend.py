@@ -5,7 +5,8 @@ family is served only there. One attempt per call (``max_retries=0``): retries, 
 budgets are the managed wrapper's job.
 
 Options: ``base_url`` (``OPENAI_BASE_URL``), ``api_key`` (``OPENAI_API_KEY``), ``api``
-(chat | responses | auto), ``stream``, ``timeout``, ``structured`` (native | instruct);
+(chat | responses | auto), ``stream``, ``timeout`` (each read), ``deadline`` (the whole reply; see
+``_guard``), ``structured`` (native | instruct);
 Azure: ``azure_endpoint`` (``AZURE_OPENAI_ENDPOINT``), ``deployment``, ``api_version``, and
 ``api_key`` (``AZURE_OPENAI_API_KEY``) or else an Azure CLI token.
 """
@@ -42,6 +43,7 @@ class OpenAISettings:
     api: Api
     stream: bool
     timeout_s: float
+    deadline_s: float
     structured: cfg.Structured
     azure: cfg.AzureSettings | None
 
@@ -64,6 +66,7 @@ class OpenAISettings:
             api_choice == "auto" and cfg.matches(model, cfg.RESPONSES_ONLY)
         ):
             api = "responses"
+        timeout_s = cfg.timeout_option(options)
         return cls(
             model=model,
             base_url=azure.endpoint if azure else (base_url or cfg.OPENAI_DEFAULT_BASE),
@@ -72,7 +75,8 @@ class OpenAISettings:
             else cfg.text_option(options, "api_key", "OPENAI_API_KEY"),
             api=api,
             stream=cfg.flag(options, "stream"),
-            timeout_s=cfg.timeout_option(options),
+            timeout_s=timeout_s,
+            deadline_s=cfg.deadline_option(options, timeout_s),
             structured=cfg.structured_mode(options, "native" if official or azure else "instruct"),
             azure=azure,
         )
@@ -90,12 +94,17 @@ class OpenAIBackend(LazyClient):
         self.model = settings.model
         self.settings = settings
         key_env = "AZURE_OPENAI_API_KEY" if settings.azure else "OPENAI_API_KEY"
-        self.endpoint = Endpoint(name, settings.base_url, key_env)
+        self.endpoint = Endpoint(
+            name, settings.base_url, key_env, model=settings.model, secret=settings.api_key
+        )
 
     def _make_client(self) -> Any:
         import openai
 
+        from skillopt_core.backends.api import _guard
+
         s = self.settings
+        http = _guard.http_client(openai, self.endpoint, s.deadline_s)
         if s.azure is not None:
             auth: dict[str, Any] = (
                 {"api_key": s.azure.api_key}
@@ -108,6 +117,7 @@ class OpenAIBackend(LazyClient):
                 api_version=s.azure.api_version,
                 timeout=s.timeout_s,
                 max_retries=0,
+                http_client=http,
                 **auth,
             )
         if not s.api_key and s.official:
@@ -121,6 +131,7 @@ class OpenAIBackend(LazyClient):
             base_url=s.base_url,
             timeout=s.timeout_s,
             max_retries=0,
+            http_client=http,
         )
 
     # --- protocol --------------------------------------------------------------------------------

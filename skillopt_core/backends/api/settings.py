@@ -21,6 +21,8 @@ from skillopt_core.backends._protocol import BackendUnavailable, CompletionReque
 from skillopt_core.errors import UsageError
 
 DEFAULT_TIMEOUT_S = 120.0
+DEADLINE_PER_TIMEOUT = 10
+"""Without a ``deadline`` option a reply must be complete within this many ``timeout``s."""
 OPENAI_DEFAULT_BASE = "https://api.openai.com/v1"
 
 Structured = Literal["native", "instruct"]
@@ -31,7 +33,7 @@ RESPONSES_ONLY = ("*-pro", "*-pro-*", "*codex*", "computer-use*", "*deep-researc
 REASONING = ("o1*", "o3*", "o4*", "gpt-5*")
 """Families that reject a non-default temperature."""
 
-API_OPTIONS = ("model", "base_url", "api_key", "stream", "timeout", "structured")
+API_OPTIONS = ("model", "base_url", "api_key", "stream", "timeout", "deadline", "structured")
 """Option keys every API backend reads (see :mod:`skillopt_core.backends.options`)."""
 
 
@@ -58,15 +60,21 @@ def text_option(options: Mapping[str, Any], key: str, env: str | None = None) ->
     return None
 
 
-def timeout_option(options: Mapping[str, Any]) -> float:
-    value = options.get("timeout")
+def timeout_option(options: Mapping[str, Any], key: str = "timeout", default: float = 0.0) -> float:
+    """``timeout`` bounds each read of a reply; ``deadline`` the whole reply (see ``_guard``)."""
+    value = options.get(key)
+    fallback = default or DEFAULT_TIMEOUT_S
     try:
-        timeout = DEFAULT_TIMEOUT_S if value in (None, "") else float(value)
+        seconds = fallback if value in (None, "") else float(value)
     except (TypeError, ValueError):
-        raise UsageError(f"option timeout={value!r} must be a number of seconds") from None
-    if timeout <= 0:
-        raise UsageError("option timeout must be positive")
-    return timeout
+        raise UsageError(f"option {key}={value!r} must be a number of seconds") from None
+    if not seconds > 0:
+        raise UsageError(f"option {key} must be a positive number of seconds")
+    return seconds
+
+
+def deadline_option(options: Mapping[str, Any], timeout_s: float) -> float:
+    return timeout_option(options, "deadline", DEADLINE_PER_TIMEOUT * timeout_s)
 
 
 def matches(model: str, patterns: tuple[str, ...]) -> bool:

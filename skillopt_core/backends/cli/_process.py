@@ -1,8 +1,9 @@
 """Subprocess plumbing shared by the harness-CLI backends, written once.
 
 Finding the executable, running it with the prompt on stdin inside an empty scratch directory,
-turning timeouts / non-zero exits / missing binaries into backend errors, and recognising
-authentication failures so they surface as :class:`BackendUnavailable` with the fix.
+turning timeouts / non-zero exits / missing binaries / endless output into backend errors, and
+recognising authentication failures so they surface as :class:`BackendUnavailable` with the fix.
+Every text quoted in an error passes the redaction hook: a CLI may print its key.
 """
 
 from __future__ import annotations
@@ -14,18 +15,25 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from skillopt_core.backends._protocol import BackendError, BackendUnavailable
 from skillopt_core.backends.retry import TransientError
 from skillopt_core.errors import UsageError
+from skillopt_core.redaction import redact
 
 DEFAULT_TIMEOUT_S = 600.0
+MAX_OUTPUT_BYTES = 64 * 1024 * 1024
+"""Per stream. A harness printing more is looping or misconfigured; it is stopped, not buffered."""
+REAP_S = 5.0
+"""How long, after the CLI exits or is killed, its output may stay open: a grandchild that left
+its process group can hold the pipes for ever, and the call must not wait for it."""
 _EXCERPT_CHARS = 600
 _TRANSIENT = re.compile(
     r"rate.?limit|too many requests|overloaded|stream disconnected|connection (?:reset|closed)"
@@ -61,11 +69,24 @@ class CliOptions:
             extra = extra.split()
         return cls(
             executable=str(options.get("executable") or ""),
-            timeout_s=float(options.get("timeout") or DEFAULT_TIMEOUT_S),
+            timeout_s=seconds(options.get("timeout"), "timeout", DEFAULT_TIMEOUT_S),
             extra_args=tuple(str(a) for a in extra),
             env={str(k): str(v) for k, v in dict(options.get("env") or {}).items()},
             health_prompt=flag(options.get("health_prompt"), default=False),
         )
+
+
+def seconds(value: object, key: str, default: float) -> float:
+    """A positive number of seconds from an option (text from ``--option`` or a config value)."""
+    if value is None or value == "":
+        return default
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise UsageError(f"option {key}={value!r} must be a number of seconds") from None
+    if not number > 0:
+        raise UsageError(f"option {key} must be a positive number of seconds, not {value!r}")
+    return number
 
 
 def flag(value: object, *, default: bool) -> bool:
@@ -152,11 +173,12 @@ def json_lines(stdout: str) -> Iterator[dict[str, Any]]:
 
 
 def excerpt(text: str, limit: int = _EXCERPT_CHARS) -> str:
-    text = text.strip()
+    """The end of ``text``, redacted (the cut is made wide first, so a key is never half-kept)."""
+    text = redact(text.strip()[-(limit + 400) :])
     return text if len(text) <= limit else "…" + text[-limit:]
 
 
-def _kill_tree(proc: subprocess.Popen[str]) -> None:
+def _kill_tree(proc: subprocess.Popen[bytes]) -> None:
     """Kill the CLI and everything it spawned (it runs in its own process group / session)."""
     if os.name == "posix":
         try:
@@ -165,6 +187,51 @@ def _kill_tree(proc: subprocess.Popen[str]) -> None:
             proc.kill()
     else:
         proc.kill()
+
+
+class _Drain(threading.Thread):
+    """Reads one pipe to its end, keeping at most :data:`MAX_OUTPUT_BYTES` (``overflow`` is set
+    past that). Closes the pipe itself, so an abandoned drain never races a close."""
+
+    def __init__(self, pipe: IO[bytes], overflow: threading.Event) -> None:
+        super().__init__(daemon=True)
+        self.pipe = pipe
+        self.overflow = overflow
+        self.data = bytearray()
+
+    def run(self) -> None:
+        try:
+            while chunk := os.read(self.pipe.fileno(), 65536):
+                if len(self.data) + len(chunk) > MAX_OUTPUT_BYTES:
+                    self.overflow.set()
+                    return
+                self.data += chunk
+        except (OSError, ValueError):
+            pass
+        finally:
+            self.pipe.close()
+
+    def text(self) -> str:
+        return bytes(self.data).decode("utf-8", "replace")
+
+
+def _feed(pipe: IO[bytes], data: bytes) -> None:
+    """Write the prompt and close stdin; a CLI that never reads it must not block the call."""
+    with suppress(OSError):
+        pipe.write(data)
+    with suppress(OSError):
+        pipe.close()
+
+
+def _wait(proc: subprocess.Popen[bytes], until: float, overflow: threading.Event) -> None:
+    """Until the CLI exits, its output overflows, or ``until`` (a monotonic time) passes."""
+    pause = 0.002
+    while proc.poll() is None and not overflow.is_set():
+        left = until - time.monotonic()
+        if left <= 0:
+            return
+        overflow.wait(min(pause, left))
+        pause = min(pause * 2, 0.05)
 
 
 def run(
@@ -176,7 +243,11 @@ def run(
     env: Mapping[str, str],
     timeout_s: float,
 ) -> ProcessResult:
-    """Run one CLI call; on timeout the whole process tree is killed, nothing is left behind."""
+    """Run one CLI call; on timeout the whole process tree is killed, nothing is left behind.
+
+    Output is read by two threads, each capped at :data:`MAX_OUTPUT_BYTES`, and waited for at
+    most :data:`REAP_S` after the CLI is gone: the call ends within about ``timeout_s`` whatever
+    the CLI (or anything it spawned) does."""
     started = time.monotonic()
     isolation: dict[str, Any] = (
         {"start_new_session": True}
@@ -189,9 +260,6 @@ def run(
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
             cwd=str(cwd),
             env=dict(env),
             **isolation,
@@ -200,24 +268,42 @@ def run(
         raise BackendUnavailable(
             f"{harness.label}: cannot start {argv[0]!r}: {exc}", hint=harness.install_hint
         ) from exc
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    overflow = threading.Event()
+    out, err = _Drain(proc.stdout, overflow), _Drain(proc.stderr, overflow)
+    feeder = threading.Thread(target=_feed, args=(proc.stdin, stdin.encode("utf-8")), daemon=True)
+    for thread in (out, err, feeder):
+        thread.start()
     try:
-        stdout, stderr = proc.communicate(stdin, timeout=timeout_s)
-    except subprocess.TimeoutExpired as exc:
+        _wait(proc, started + timeout_s, overflow)
+    except BaseException:
         _kill_tree(proc)
-        proc.communicate()
+        raise
+    finished = proc.poll() is not None and not overflow.is_set()
+    if not finished:
+        _kill_tree(proc)
+        proc.wait()
+    reap_until = time.monotonic() + REAP_S
+    for thread in (out, err):
+        thread.join(max(0.0, reap_until - time.monotonic()))
+    if out.is_alive() or err.is_alive():
+        _kill_tree(proc)  # whatever of its group still holds the pipes
+    if overflow.is_set():
+        raise BackendError(
+            f"{harness.label}: printed more than {MAX_OUTPUT_BYTES / 2**20:.3g} MiB; stopped it",
+            hint="a harness printing this much is looping or misconfigured (a debug flag in "
+            "extra_args?); check its version and options",
+        )
+    if not finished:
         raise TransientError(
             f"{harness.label}: no answer within {timeout_s:g}s",
             hint="raise the backend option 'timeout' or use a faster model",
-        ) from exc
-    except BaseException:
-        _kill_tree(proc)
-        proc.communicate()
-        raise
+        )
     return ProcessResult(
         argv=tuple(argv),
         returncode=proc.returncode,
-        stdout=stdout or "",
-        stderr=stderr or "",
+        stdout=out.text(),
+        stderr=err.text(),
         latency_s=time.monotonic() - started,
     )
 
@@ -247,7 +333,7 @@ def call_failed(
     auth = auth_failure(harness, detail, *evidence)
     if auth is not None:
         return auth
-    message = f"{harness.label}: {what} (exit {returncode}): {detail or '(no output)'}"
+    message = redact(f"{harness.label}: {what} (exit {returncode}): {detail or '(no output)'}")
     if _TRANSIENT.search("\n".join((detail, *evidence))):
         return TransientError(message)
     return BackendError(message)

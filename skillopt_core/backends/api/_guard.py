@@ -1,0 +1,87 @@
+"""Bounds on one HTTP reply that the SDKs' own ``timeout`` does not give.
+
+The SDK's timeout applies to each read, so a server that drips a byte, or a keep-alive comment
+into a stream, every few seconds holds a call for ever; a reply is read whole into memory however
+large it is; and a captive portal's HTML login page answers 200. A response hook on the SDK's
+HTTP client wraps every reply's bytes so that the reply ends with a :class:`TransientError` once
+``deadline_s`` have passed since its headers arrived, and with a :class:`BackendError` past
+:data:`MAX_REPLY_BYTES` (bytes on the wire); a 2xx HTML page is refused at once, with its text.
+
+The SDK may wrap what the hook raises (as a connection error); :func:`.errors.translate` finds
+it in the exception chain. Imported only when a client is made, since it imports the HTTP library.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from skillopt_core.backends._protocol import BackendError
+from skillopt_core.backends.api.errors import PROXY_HINT, Endpoint
+from skillopt_core.backends.retry import TransientError
+
+MAX_REPLY_BYTES = 64 * 1024 * 1024
+"""No model reply comes near this; a server sending more is broken or hostile."""
+
+
+def page_text(html: str, limit: int = 160) -> str:
+    """The readable text of an HTML page, in one line, for a message."""
+    text = " ".join(re.sub(r"<[^>]*>", " ", html).split())
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _http_module(sdk: Any) -> Any:
+    """The HTTP library (httpx or its successor) the SDK's client is built on."""
+    for cls in sdk.DefaultHttpxClient.__mro__:
+        if cls.__name__ == "Client" and cls.__module__.startswith("httpx"):
+            return importlib.import_module(cls.__module__.split(".")[0])
+    raise RuntimeError(f"{sdk.__name__}: no httpx client class found")
+
+
+def http_client(sdk: Any, where: Endpoint, deadline_s: float) -> Any:
+    """The SDK's default HTTP client with every reply bounded as the module docstring says."""
+    lib = _http_module(sdk)
+    label = where.label
+
+    class Bounded(lib.SyncByteStream):  # type: ignore[misc,name-defined]
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+            self.deadline = time.monotonic() + deadline_s
+
+        def __iter__(self) -> Iterator[bytes]:
+            received = 0
+            for chunk in self.inner:
+                received += len(chunk)
+                if received > MAX_REPLY_BYTES:
+                    raise BackendError(
+                        f"{label}: the reply was larger than {MAX_REPLY_BYTES / 2**20:.3g} MiB; "
+                        "stopped reading it",
+                        hint="a server or proxy that sends this much is misbehaving; check "
+                        "base_url, or lower max_tokens if the model really writes that much",
+                    )
+                if time.monotonic() > self.deadline:
+                    raise TransientError(
+                        f"{label}: the call timed out (no complete reply within the "
+                        f"{deadline_s:g}s deadline)",
+                        hint="raise --option deadline=SECONDS (the whole reply) or "
+                        "timeout=SECONDS (each read) for slow models",
+                    )
+                yield chunk
+
+        def close(self) -> None:
+            self.inner.close()
+
+    def bound(response: Any) -> None:
+        response.stream = Bounded(response.stream)
+        ctype = response.headers.get("content-type", "").lower()
+        if response.is_success and "html" in ctype:
+            response.read()
+            page = where.clean(page_text(response.text))  # a proxy's page may echo headers
+            raise TransientError(
+                f"{label}: an HTML page answered, not the API: {page!r}", hint=PROXY_HINT
+            )
+
+    return sdk.DefaultHttpxClient(event_hooks={"response": [bound]})
