@@ -95,8 +95,12 @@ def open_archive(path: str | os.PathLike[str]) -> Iterator[Archive]:
 
 class Archive:
     def __init__(self, path: str | os.PathLike[str]) -> None:
+        from skillopt_sleep.paths import private_dir, private_file
+
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if str(path) != ":memory:":  # it holds the requests themselves: the owner's only
+            private_dir(self.path.parent)
+            private_file(self.path)
         self._db = sqlite3.connect(str(self.path))
         self._db.executescript(_SCHEMA)
 

@@ -31,3 +31,19 @@ def test_a_night_leaves_only_private_folders_and_files(world: World, monkeypatch
         if not path.is_symlink() and mode & 0o077:
             loose.append(f"{path.relative_to(root)} is {oct(mode)}, not {oct(wanted)}")
     assert not loose, "\n".join(loose)
+
+
+def test_mine_alone_keeps_its_archive_private(world: World, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`skillopt-sleep mine` before any night made mine-archive.sqlite3 0644 (the umask)."""
+    homes = ["--claude-home", str(world.home / ".claude"), "--codex-home",
+             str(world.home / ".codex"), "--copilot-home", str(world.home / ".copilot")]  # fmt: skip
+    chosen = tmp_path / "mine" / "chosen.sqlite3"
+    for extra in ([], ["--archive", str(chosen)]):
+        args = ["mine", "-p", str(world.webapp), *homes, "--embedder", "jaccard", *extra]
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 0, result.stderr
+    made = [*state_dir().rglob("mine-archive.sqlite3"), chosen]
+    assert len(made) == 2
+    for path in made:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+    assert stat.S_IMODE(chosen.parent.stat().st_mode) == 0o700
