@@ -80,10 +80,18 @@ def find_proposal(state: ProjectState, proposal: str | None, wanted: str) -> Pat
     UsageError when there is none (an empty id is an error, not "the latest")."""
     if proposal is not None:
         return state.staged_proposal(proposal)
-    for directory in reversed(state.proposals()):
+    staged = state.proposals()
+    for directory in reversed(staged):
         if load_manifest(directory).get("state") == wanted:
             return directory
-    raise UsageError(f"no {wanted} proposal", hint="run a night first: `skillopt-sleep run`")
+    if not staged:
+        raise UsageError(f"no {wanted} proposal", hint="run a night first: `skillopt-sleep run`")
+    latest = staged[-1]
+    raise UsageError(
+        f"no {wanted} proposal (the latest, {latest.name}, is "
+        f"{load_manifest(latest).get('state', 'unknown')})",
+        hint="`skillopt-sleep proposals` lists them all; the next night stages a new one",
+    )
 
 
 def _in_the_way(path: Path) -> DriftError:

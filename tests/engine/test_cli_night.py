@@ -56,6 +56,8 @@ def test_run_status_report_adopt_rollback(world: World, monkeypatch) -> None:  #
     assert code == 0 and json.loads(out)["action"] == "rolled back"
     code, _, err = _invoke("rollback", "-p", str(world.webapp))
     assert code == EXIT_USAGE and "no adopted proposal" in err
+    assert f"the latest, {night['proposal']}, is rolled back" in err  # not "run a night first"
+    assert "run a night first" not in err and "skillopt-sleep proposals" in err
 
 
 def test_drift_and_busy_have_their_exit_codes(world: World, monkeypatch) -> None:  # type: ignore[no-untyped-def]
