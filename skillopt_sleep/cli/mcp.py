@@ -1,8 +1,8 @@
 """`skillopt-sleep mcp`: serve the engine to an agent over MCP (stdio).
 
 Harness configs written by `skillopt-sleep install` start this command with an absolute
-interpreter path. Tool calls default to the client's workspace root; ``--project`` only names the
-project the resources (report, skills) show when the client declares no root.
+interpreter path. A tool call's project is its ``project`` argument, else the client's workspace
+root, else ``--project`` (which also names the project the resources show).
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ def mcp_command(
         None,
         "--project",
         "-p",
-        help="Project the resources show (tools default to the client's workspace root).",
+        help="Project when a call names none and the client declares no workspace root "
+        "(and the one the resources show).",
     ),
 ) -> None:
     """Serve the nightly engine as an MCP server on stdio (tools: status, run, report, adopt...)."""

@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import Context, ListRoots, MCPServer, Resolve
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import ListRootsResult, ToolAnnotations
 from pydantic import Field
 
-from skillopt_core.errors import EXIT_ERROR, SkillOptError
+from skillopt_core.errors import EXIT_ERROR, SkillOptError, UsageError
 from skillopt_sleep import __version__
 from skillopt_sleep._display import displayable
 from skillopt_sleep.engine.records import AdoptResult, Proposal, Status
@@ -110,20 +110,21 @@ def os_error_text(exc: OSError) -> str:
     return displayable(f"cannot use {name}: {reason}" if name else reason)
 
 
-def engine_errors(tool: F) -> F:
-    """Engine errors -> an error result naming the exit code and the fix; an OSError (a path the
-    client gave that the file system refuses, e.g. too long) -> one naming the reason."""
+def engine_errors(tool: F, error: type[Exception] = ToolError) -> F:
+    """Engine errors -> an ``error`` (a tool's error result, or a resource's ``ResourceError``)
+    naming the exit code and the fix; an OSError (a path the client gave that the file system
+    refuses, e.g. too long) -> one naming the reason. Never a bare "Error executing tool"."""
 
     @functools.wraps(tool)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return tool(*args, **kwargs)
         except SkillOptError as exc:
-            raise ToolError(f"{exc} (exit code {exc.exit_code})") from None
+            raise error(f"{exc} (exit code {exc.exit_code})") from None
         except KeyError as exc:
-            raise ToolError(str(exc.args[0] if exc.args else exc)) from None
+            raise error(str(exc.args[0] if exc.args else exc)) from None
         except OSError as exc:
-            raise ToolError(f"{os_error_text(exc)} (exit code {EXIT_ERROR})") from None
+            raise error(f"{os_error_text(exc)} (exit code {EXIT_ERROR})") from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -146,8 +147,9 @@ def _overrides(
 def build_server(
     *, default_project: Path | None = None, runner: NightRunner | None = None
 ) -> MCPServer:
-    """A fresh server. ``default_project`` serves the resources (which carry no arguments);
-    ``runner`` replaces ``run_night`` in tests."""
+    """A fresh server. ``default_project``: the project of a call that names none when the
+    client declares no root, and of the resources (which carry no arguments); ``runner``
+    replaces ``run_night`` in tests."""
     server = MCPServer(
         "skillopt_sleep", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
     )
@@ -165,7 +167,11 @@ def build_server(
         return register
 
     def project_of(project: str | None, roots: ListRootsResult | None) -> Path:
-        path = resolve_project(project, root_paths(roots) if roots else ())
+        """The call's ``project``, else the client's first root, else the server's --project."""
+        paths = root_paths(roots) if roots else ()
+        if not project and not paths and default_project is not None:
+            project = str(default_project)
+        path = resolve_project(project, paths)
         seen["last"] = path
         return path
 
@@ -316,11 +322,21 @@ def build_server(
             return seen["last"]
         return resolve_project(None)
 
-    @server.resource(
+    def resource(uri: str, name: str, description: str) -> Callable[[F], F]:
+        """Register a markdown resource whose engine errors reach the client with their reason."""
+
+        def register(fn: F) -> F:
+            server.resource(uri, name=name, description=description, mime_type="text/markdown")(
+                engine_errors(fn, ResourceError)
+            )
+            return fn
+
+        return register
+
+    @resource(
         "skillopt-sleep://report/{proposal}",
-        name="report",
-        description="A staged proposal's report (markdown); proposal 'latest' is the newest.",
-        mime_type="text/markdown",
+        "report",
+        "A staged proposal's report (markdown); proposal 'latest' is the newest.",
     )
     def report_resource(proposal: str) -> str:
         from skillopt_sleep.engine import report_path
@@ -328,19 +344,20 @@ def build_server(
         chosen = None if proposal == "latest" else proposal
         return report_path(resource_project(), chosen, "md").read_text(encoding="utf-8")
 
-    @server.resource(
+    @resource(
         "skillopt-sleep://skill/{name}",
-        name="skill",
-        description="A skill file of the project (or the user's) that nights improve.",
-        mime_type="text/markdown",
+        "skill",
+        "A skill file of the project (or the user's) that nights improve.",
     )
     def skill_resource(name: str) -> str:
         from skillopt_sleep.skills import find_skills
 
-        for skill in find_skills(resource_project(), Path.home()):
+        found = find_skills(resource_project(), Path.home())
+        for skill in found:
             if skill.name == name:
                 return skill.path.read_text(encoding="utf-8")
-        raise ValueError(f"no skill named {name!r}")
+        known = ", ".join(sorted({s.name for s in found})) or "none"
+        raise UsageError(f"no skill named {displayable(name)!r} (known: {known})")
 
     return server
 

@@ -181,3 +181,24 @@ def test_a_night_started_over_mcp_never_auto_adopts(tmp_path: Path) -> None:
     assert not started.is_error
     assert called.wait(30)  # a hang guard, not a timing assertion
     assert seen[0].night.auto_adopt is False
+
+
+def test_the_server_project_serves_tools_and_resource_errors_say_why(world: World) -> None:
+    """`mcp --project P`: a tool call without project or roots uses P (it failed with "no
+    project"); an unknown skill resource names the skills there is (it was a bare "Error
+    creating resource from template" and a traceback on the server's stderr)."""
+    from mcp.shared.exceptions import MCPError
+
+    server = build_server(default_project=world.webapp)
+    (result,) = _call(server, [("status", {})])
+    assert not result.is_error, result.content
+    assert result.structured_content["project"] == str(world.webapp.resolve())
+
+    async def read_missing() -> str:
+        async with Client(server) as client:
+            with pytest.raises(MCPError) as failed:
+                await client.read_resource("skillopt-sleep://skill/nope")
+            return str(failed.value)
+
+    message = anyio.run(read_missing)
+    assert "no skill named 'nope'" in message and "exit code 2" in message
