@@ -12,6 +12,7 @@ from typing import Any
 import typer
 
 from skillopt_core.errors import StorageError
+from skillopt_sleep._display import displayable
 from skillopt_sleep.cli._app import app
 from skillopt_sleep.cli._options import PROJECT, project_dir
 from skillopt_sleep.cli._profile import with_profile
@@ -65,8 +66,8 @@ def status_command(
     from skillopt_sleep.engine import status
 
     result = status(project_dir(project), check_backends=check)
-    for notice in result.interrupted:
-        typer.echo(f"warning: {notice}", err=True)
+    for notice in (*result.interrupted, *result.warnings):
+        typer.echo(f"warning: {displayable(notice)}", err=True)
     if as_json:
         emit_json(result)
         return

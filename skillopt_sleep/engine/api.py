@@ -97,6 +97,7 @@ def status(project: PathLike, *, limit: int = 10, check_backends: bool = False) 
 
     config = load_config(state.project)
     running = state.running()
+    archive, problem = _archive_counts(state)
     return Status(
         project=str(state.project),
         state_dir=str(state.root),
@@ -108,11 +109,12 @@ def status(project: PathLike, *, limit: int = 10, check_backends: bool = False) 
             "target": config.backends.target,
             "judge": config.backends.judge,
         },
-        archive=_archive_counts(state),
+        archive=archive,
         running={"pid": running} if running else None,
         health=backend_health(config) if check_backends else {},
         ended_since_last_night=_ended_sessions(state, nights[-1].started_at if nights else ""),
         interrupted=tuple(interrupted(state.project)),
+        warnings=(problem,) if problem else (),
     )
 
 
@@ -137,20 +139,30 @@ def _schedule(state: ProjectState) -> dict[str, Any]:
     return info
 
 
-def _archive_counts(state: ProjectState) -> dict[str, int]:
+def _archive_counts(state: ProjectState) -> tuple[dict[str, int], str]:
+    """Rows per table of the mining archive, and why it could not be read ("" when it could or
+    there is none yet); busy (a night is writing it) is no problem."""
     if not state.archive_path.is_file():
-        return {}
+        return {}, ""
     import sqlite3
 
     try:
         db = sqlite3.connect(f"file:{state.archive_path}?mode=ro", uri=True)
         try:
             tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-            return {t: int(db.execute(f'SELECT COUNT(*) FROM "{t}"').fetchone()[0]) for t in tables}
+            counts = {
+                t: int(db.execute(f'SELECT COUNT(*) FROM "{t}"').fetchone()[0]) for t in tables
+            }
+            return counts, ""
         finally:
             db.close()
-    except sqlite3.Error:
-        return {}
+    except sqlite3.Error as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            return {}, ""
+        return {}, (
+            f"the mining archive {state.archive_path} is damaged ({exc}): move it aside and the "
+            "next night starts a fresh one (the requests of earlier nights are then forgotten)"
+        )
 
 
 def adopt(

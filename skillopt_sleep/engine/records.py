@@ -158,6 +158,9 @@ class Status:
     health: Mapping[str, str] = field(default_factory=dict)
     ended_since_last_night: int = 0  # sessions the Claude Code SessionEnd hook recorded
     interrupted: tuple[str, ...] = ()  # an adopt or rollback cut short, and what recovers it
+    warnings: tuple[
+        str, ...
+    ] = ()  # state that could not be read (a damaged archive), and the way out
 
 
 @dataclass(frozen=True)

@@ -194,3 +194,13 @@ def test_a_misspelt_project_is_a_usage_error_not_a_quiet_night(tmp_path: Path) -
     code, _, err = _invoke("report", "-p", str(tmp_path), "--format", "pdf")
     assert code == EXIT_USAGE and "not a report format" in err
     assert not list(state_dir().glob("projects/no-such-project*")), "no state was made for it"
+
+
+def test_status_names_a_damaged_archive(world: World) -> None:
+    """It dropped the archive line in silence and exited 0, as if nothing had been mined."""
+    archive = ProjectState(world.webapp).ensure().archive_path
+    archive.write_bytes(b"this is not a database, it was cut short by a full disk" * 40)
+    code, out, err = _invoke("status", "-p", str(world.webapp), "--json")
+    assert code == 0, err
+    assert "warning: the mining archive" in err and "is damaged" in err and "move it aside" in err
+    assert json.loads(out)["warnings"] and json.loads(out)["archive"] == {}
