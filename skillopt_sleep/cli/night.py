@@ -148,7 +148,11 @@ def adopt_command(
     proposal: str | None = PROPOSAL,
     project: Path | None = PROJECT,
     force: bool = typer.Option(
-        False, "--force", help="Adopt even if a live file changed (shows a three-way diff first)."
+        False,
+        "--force",
+        help="Adopt even if a live file changed since staging: shows what changed live and what "
+        "the proposal changes, then writes the proposal over it (your later edits go; "
+        "rollback brings them back).",
     ),
     yes: bool = typer.Option(False, "--yes", "-y", help="With --force: do not ask."),
     as_json: bool = JSON,
@@ -160,6 +164,7 @@ def adopt_command(
     if force:
         typer.echo(three_way_diff(root, proposal), err=as_json)
         if not yes and not typer.confirm("Adopt over these live changes?", err=True):
+            typer.echo("not adopted: the live files are unchanged", err=True)
             raise typer.Exit(1)
     _adoption("adopted", adopt(root, proposal, force=force), as_json)
 

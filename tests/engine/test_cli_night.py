@@ -68,6 +68,9 @@ def test_drift_and_busy_have_their_exit_codes(world: World, monkeypatch) -> None
     skill.write_text(skill.read_text() + "hand edit\n")
     code, _, err = _invoke("adopt", "-p", str(world.webapp))
     assert code == EXIT_DRIFT and "changed since" in err
+    declined = CliRunner().invoke(app, ["adopt", "-p", str(world.webapp), "--force"], input="n\n")
+    assert declined.exit_code == 1 and "not adopted" in declined.stderr  # it said nothing
+    assert skill.read_text().endswith("hand edit\n")
     with ProjectState(world.webapp).night_lock():
         code, _, err = _invoke("run", "-p", str(world.webapp), *_homes(world))
     assert code == EXIT_BUSY and "pid" in err
