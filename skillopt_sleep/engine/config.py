@@ -188,6 +188,12 @@ def _check_shape(data: Mapping[str, Any], where: str) -> None:
     sections = list(SleepSettings.model_fields)
     for section, table in data.items():
         if section not in sections:
+            owners = [s for s in sections if section in _fields(s)]
+            if owners and not isinstance(table, Mapping):  # `max_tasks = 3` above any [night]
+                raise ConfigError(
+                    f"{where}: {section} is a key of [{owners[0]}], not a section; "
+                    f"write it under a [{owners[0]}] line"
+                )
             raise ConfigError(
                 f"{where}: unknown section [{section}]{_suggest(section, sections)}; "
                 f"valid sections: {', '.join(sections)}"

@@ -59,6 +59,8 @@ def test_layers_stack_user_project_env_flag(
         ("[budget]\nmax_usd = nan\n", "budget.max_usd"),
         ("[budget]\nmax_usd = inf\n", "finite"),
         ("[backends.options.tagret]\ntimeout = 5\n", "did you mean [backends.options.target]"),
+        ("max_tasks = 3\n[night]\nsamples = 2\n", "max_tasks is a key of [night]"),
+        ('at = "04:00"\n', "write it under a [schedule] line"),
     ],
 )
 def test_bad_project_config_is_a_usage_error(tmp_path: Path, text: str, needle: str) -> None:
