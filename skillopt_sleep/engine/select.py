@@ -116,9 +116,10 @@ def fit_to_budget(
     if need <= left:
         return smallest
     raise UsageError(
-        f"budget.max_calls={max_calls} cannot cover even one task tonight: {spent} call(s) went "
+        f"a call budget of {max_calls} cannot cover even one task tonight: {spent} call(s) went "
         f"to health checks and mining, and one task needs about {need} more",
-        hint=f"raise budget.max_calls to at least {need + spent}, or lower night.samples",
+        hint=f"raise it to at least {need + spent} (--max-calls, or budget.max_calls in the "
+        "config), or lower the replays per task (--samples, or night.samples)",
     )
 
 

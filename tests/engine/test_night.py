@@ -137,8 +137,9 @@ def test_state_is_private(world: World) -> None:
 def test_tonight_is_sized_to_the_call_budget(world: World) -> None:
     report = _night(world, world.webapp, **{"budget.max_calls": 25, "night.samples": 2})
     assert 0 < report.usage.calls <= 25
-    with pytest.raises(UsageError, match=r"budget\.max_calls=3"):
+    with pytest.raises(UsageError, match=r"a call budget of 3 cannot cover") as caught:
         _night(world, world.reading, **{"budget.max_calls": 3})
+    assert "--max-calls" in caught.value.hint  # the flag is named too, not only the config key
 
 
 def test_memory_file_on_request(world: World) -> None:
