@@ -37,7 +37,11 @@ def _experiments() -> None:
 @app.command("demo")
 @handle_errors
 def demo_command(
-    persona: str = typer.Option("researcher", "--persona", help="Simulated developer."),
+    persona: str = typer.Option(
+        "researcher",
+        "--persona",
+        help="Simulated developer: researcher, programmer, devops, data-analyst or writer.",
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of the simulated world."),
     nights: int = typer.Option(4, "--nights", min=1, help="Nights to run."),
     keep: Path | None = typer.Option(
@@ -46,7 +50,14 @@ def demo_command(
 ) -> None:
     """Watch the nightly loop improve a simulated developer's agent (offline, deterministic)."""
     _experiments()
+    from experiments.personas import PERSONAS
     from experiments.run_experiment import main
+
+    if persona not in PERSONAS:
+        raise typer.BadParameter(
+            f"no persona {persona!r}; choose from {', '.join(sorted(PERSONAS))}",
+            param_hint="'--persona'",
+        )
 
     argv = ["--persona", persona, "--seed", str(seed), "--nights", str(nights), "--assert-improves"]
     if keep is not None:

@@ -57,3 +57,18 @@ def test_without_the_gate_harmful_edits_land_and_the_proof_fails(capsys) -> None
     assert main(["--persona", "writer", "--ablate", "gate", "--assert-improves"]) == 1
     out = capsys.readouterr().out
     assert "LANDED harmful edit" in out
+
+
+def test_demo_names_its_personas_in_its_own_words() -> None:
+    """An unknown persona printed `python -m experiments.run_experiment`'s usage, with flags
+    `demo` does not have; its help did not list the personas."""
+    from typer.testing import CliRunner
+
+    from experiments.personas import PERSONAS
+    from skillopt_sleep.cli import app
+
+    wrong = CliRunner().invoke(app, ["demo", "--persona", "nobody"])
+    assert wrong.exit_code == 2
+    assert "run_experiment" not in wrong.output and "skillopt-sleep demo" in wrong.output
+    shown = " ".join(CliRunner().invoke(app, ["demo", "--help"]).output.split())
+    assert all(name in shown for name in PERSONAS)
