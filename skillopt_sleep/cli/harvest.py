@@ -183,33 +183,32 @@ def _progress(console: Console, run: HarvestRun) -> Iterator[None]:
 
 
 def _summary(console: Console, stats_by_harness: Mapping[str, HarvestStats]) -> None:
+    from rich import box
     from rich.table import Table
 
-    table = Table(title="Harvest summary")
-    for column in (
-        "harness",
-        "files read",
-        "sessions",
-        "turns",
-        "tool calls",
-        "tool errors",
-        "corrections",
-    ):
-        table.add_column(column, justify="left" if column == "harness" else "right")
-    table.add_column("skipped lines", justify="right")
-    table.add_column("skipped files", justify="right")
-    for stats in stats_by_harness.values():
-        table.add_row(
+    headers = ("harness", "files read", "sessions", "turns", "tool calls", "tool errors")
+    headers += ("corrections", "skipped lines", "skipped files")
+    rows = [
+        (
             stats.harness,
             f"{stats.files_read}/{stats.files_seen}",
-            str(stats.sessions),
-            str(stats.turns),
-            str(stats.tool_calls),
-            str(stats.tool_errors),
+            *(str(n) for n in (stats.sessions, stats.turns, stats.tool_calls, stats.tool_errors)),
             str(stats.corrections),
             str(stats.skipped_line_count),
             str(sum(stats.skipped_files.values())),
         )
+        for stats in stats_by_harness.values()
+    ]
+    # No column rules, and each column at least as wide as its longest word or cell, so at 80
+    # columns (a pipe, a log) headers wrap between words and no name or number is cut ("copil…").
+    table = Table(title="Harvest summary", box=box.SIMPLE_HEAD, padding=0)
+    for at, header in enumerate(headers):
+        widest = max([len(w) for w in header.split()] + [len(row[at]) for row in rows])
+        table.add_column(
+            header, justify="right" if at else "left", min_width=widest, max_width=widest
+        )
+    for row in rows:
+        table.add_row(*row)
     console.print(table)
     for stats in stats_by_harness.values():
         for label, reasons in (

@@ -94,3 +94,17 @@ def test_source_takes_a_comma_list_and_vscode_as_run_does(
     )
     assert shown.exit_code == 0, shown.output
     assert runner.invoke(app, [*args, "--source", ","]).exit_code == 2
+
+
+def test_the_summary_fits_80_columns_without_cutting_names(
+    homes: dict[str, Path], tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """In a pipe or a log (80 columns) the table cut headers and names: "harne…", "copil…"."""
+    monkeypatch.setenv("COLUMNS", "80")
+    args = ["harvest", "--project", "/home/dev/webapp", "--claude-home", str(homes["claude"])]
+    args += ["--codex-home", str(homes["codex"]), "--copilot-home", str(tmp_path / "none")]
+    shown = CliRunner().invoke(app, [*args, "--state-dir", str(tmp_path / "st")])
+    assert shown.exit_code == 0, shown.output
+    table = shown.output.split("Harvest summary")[1]
+    assert "…" not in table and "copilot" in table and "harness" in table
+    assert max(len(line) for line in table.splitlines()) <= 80
