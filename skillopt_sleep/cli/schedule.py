@@ -89,7 +89,7 @@ def schedule_command(
     at: str | None = AT,
     as_json: bool = JSON,
     show: bool = typer.Option(
-        False, "--print", help="Show the entry that would be written; change nothing."
+        False, "--print", "--dry-run", help="Show the entry that would be written; change nothing."
     ),
     **profile: Any,
 ) -> None:

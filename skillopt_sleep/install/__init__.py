@@ -91,6 +91,9 @@ def install(
         for harness in chosen:
             if harness == "claude-code" and claude_plugin and not claude.plugin_commands():
                 actions.append([Action("skip", "claude plugin install", claude.NO_CLAUDE)])
+            if harness == "copilot" and vscode_project is not None and not mcp:
+                vscode = str(vscode_project / ".vscode" / "mcp.json")
+                actions.append([Action("skip", vscode, "--no-mcp: no MCP server registered")])
             specs = specs_for(
                 harness, homes, mcp=mcp, claude_plugin=claude_plugin, vscode_project=vscode_project
             )
@@ -131,8 +134,13 @@ def _failed(harness: str, exc: OSError | InstallError, *, written: bool) -> Acti
     message = exc.message if isinstance(exc, SkillOptError) else (exc.strerror or str(exc))
     hint = exc.hint if isinstance(exc, SkillOptError) and exc.hint else "check the permissions"
     state = "partly installed (what was written is recorded)" if written else "not installed"
+    preview = exc.preview if isinstance(exc, InstallError) else ""
     return Action(
-        "skip", path, f"{message}; {harness} {state}; other harnesses unaffected", fix=hint
+        "skip",
+        path,
+        f"{message}; {harness} {state}; other harnesses unaffected",
+        fix=hint,
+        preview=preview,
     )
 
 

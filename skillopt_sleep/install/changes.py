@@ -124,8 +124,10 @@ def _undo_command(entry: Entry, dry_run: bool) -> Action:
     failed = _run(entry.undo, {}) if not dry_run and entry.undo else ""
     if failed:
         fix = _by_hand(shown, f"skillopt-sleep uninstall {entry.harness}")
-        return Action("skip", shown, f"undo {entry.key} failed: {failed}; still recorded", fix=fix)
-    return Action("run", shown, f"undo {entry.key}")
+        return Action(
+            "skip", shown, f"undo of '{entry.key}' failed: {failed}; still recorded", fix=fix
+        )
+    return Action("run", shown, f"undo: {entry.key}")
 
 
 # --- entry points ------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """Copilot: the MCP server in ``$COPILOT_HOME/mcp-config.json`` (and, on request, a project's
 ``.vscode/mcp.json``), plus the ``skillopt-sleep`` personal skill in ``$COPILOT_HOME/skills``.
+Without the MCP server (``--no-mcp``) neither config is written, only the skill.
 
 Copilot CLI reads ``mcpServers`` entries (``type: local``, ``tools: ["*"]``); VS Code reads
 ``servers`` entries (``type: stdio``) and expands ``${workspaceFolder}``, which tells the server
@@ -50,7 +51,7 @@ def specs(homes: Homes, *, mcp: bool = True, vscode_project: Path | None = None)
                 cli_entry(),
             )
         )
-    if vscode_project is not None:
+    if mcp and vscode_project is not None:
         out.append(
             JsonKeySpec(
                 "copilot",

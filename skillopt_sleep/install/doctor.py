@@ -24,11 +24,8 @@ from skillopt_sleep.install.specs import BlockSpec, FileSpec, InstallError, Json
 
 Level = Literal["ok", "warn", "fail", "info"]
 CLIS = {"claude-code": "claude", "codex": "codex", "copilot": "copilot"}
-TRANSCRIPTS = {
-    "claude-code": ("claude", ("projects/**/*.jsonl",)),
-    "codex": ("codex", ("sessions/**/*.jsonl", "archived_sessions/*.jsonl")),
-    "copilot": ("copilot", ("session-state/*/events.jsonl",)),
-}
+# harvest source harness -> our harness name (Copilot's are the CLI and VS Code's chat)
+_SOURCE_HARNESS = {"claude": "claude-code", "codex": "codex", "copilot": "copilot"}
 
 
 @dataclass(frozen=True)
@@ -94,7 +91,11 @@ def engine_checks() -> list[Check]:
     return checks
 
 
-def harness_checks(homes: Homes) -> list[Check]:
+def harness_checks(homes: Homes, project: Path) -> list[Check]:
+    """Each harness: its CLI and version, and how many transcript files a night of ``project``
+    would consider."""
+    project = project.expanduser().resolve()
+    counts = transcript_counts(homes, project)
     checks: list[Check] = []
     for harness in HARNESSES:
         executable = shutil.which(CLIS[harness])
@@ -102,15 +103,46 @@ def harness_checks(homes: Homes) -> list[Check]:
             checks.append(Check(harness, "info", f"`{CLIS[harness]}` not on PATH"))
         else:
             checks.append(Check(harness, "ok", f"{executable} ({_version(executable)})"))
-        home_name, patterns = TRANSCRIPTS[harness]
-        home: Path = getattr(homes, home_name)
-        count = (
-            sum(1 for p in patterns for f in home.glob(p) if f.is_file()) if home.is_dir() else 0
-        )
-        checks.append(
-            Check(f"{harness} transcripts", "ok" if count else "info", f"{count} in {home}")
-        )
+        count, unreadable = counts.get(harness, (0, 0))
+        files = f"{count} file{'' if count == 1 else 's'}"
+        detail = f"{files} for {project}"
+        if harness == "codex":
+            detail = f"{files} in {homes.codex}, all projects' (each file names its own)"
+        if unreadable:
+            detail += f"; {unreadable} place(s) could not be read"
+        level: Level = "warn" if unreadable else "ok" if count else "info"
+        checks.append(Check(f"{harness} transcripts", level, detail))
     return checks
+
+
+def transcript_counts(homes: Homes, project: Path) -> dict[str, tuple[int, int]]:
+    """Per harness, the transcript files a harvest of ``project`` would consider, found the way
+    the harvest finds them (each source's ``discover``), and the places it could not read.
+    Claude Code's and Copilot's are narrowed to the project by folder; Codex records the project
+    inside each file, so all of its files count."""
+    from skillopt_sleep.harvest import HarvestConfig, load_sources
+
+    config = HarvestConfig(
+        project=project,
+        homes={"claude": homes.claude, "codex": homes.codex, "copilot": homes.copilot},
+    )
+    registry = load_sources()
+    counts: dict[str, tuple[int, int]] = {}
+    for name in registry.names():
+        source = registry.get(name)
+        harness = _SOURCE_HARNESS.get(source.harness, source.harness)
+        found = unreadable = 0
+        try:
+            for item in source.discover(config):
+                if isinstance(item, Path):
+                    found += 1
+                else:
+                    unreadable += 1
+        except OSError:
+            unreadable += 1
+        before = counts.get(harness, (0, 0))
+        counts[harness] = (before[0] + found, before[1] + unreadable)
+    return counts
 
 
 def project_checks(project: Path) -> list[Check]:
@@ -215,4 +247,4 @@ def diagnose(project: Path, homes: Homes | None = None) -> list[Check]:
         shims = shim_checks(homes, Manifest())
     except InstallError as exc:
         shims = [Check("install manifest", "fail", exc.message, exc.hint)]
-    return [*engine_checks(), *harness_checks(homes), *project_checks(project), *shims]
+    return [*engine_checks(), *harness_checks(homes, project), *project_checks(project), *shims]

@@ -4,9 +4,12 @@ alone; undo removes the block (and the separator we added) only while it is what
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Any
+
+import tomli_w
 
 from skillopt_sleep.install import _fs
 from skillopt_sleep.install.edit_json import dig
@@ -20,6 +23,7 @@ else:  # pragma: no cover
 
 BEGIN = "# >>> skillopt-sleep (managed block; `skillopt-sleep uninstall` removes it)"
 END = "# <<< skillopt-sleep"
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
 def block_text(body: str) -> str:
@@ -49,19 +53,20 @@ def parse_error(text: str) -> str | None:
     return None
 
 
-def _parsed(path: Path, text: str, *, ours: bool) -> dict[str, Any]:
-    """``text`` as TOML; an :class:`InstallError` when it is not (before anything is written)."""
+def _parsed(path: Path, text: str, *, ours: BlockSpec | None = None) -> dict[str, Any]:
+    """``text`` as TOML; an :class:`InstallError` when it is not (before anything is written).
+    ``ours``: the spec whose block ``text`` now holds (the error then carries its entry)."""
     try:
         parsed: dict[str, Any] = tomllib.loads(text)
         return parsed
     except tomllib.TOMLDecodeError as exc:
-        if ours:
+        if ours is not None:
             raise InstallError(
                 path,
                 f"adding the managed block would make {path} invalid TOML ({exc}); "
                 "nothing was written",
-                hint="convert an inline `mcp_servers = {...}` table to [mcp_servers.<name>] "
-                "tables, or add the block by hand (`skillopt-sleep install --dry-run` shows it)",
+                hint=_by_hand(ours),
+                preview=entry_text(ours),
             ) from exc
         raise InstallError(
             path,
@@ -70,10 +75,45 @@ def _parsed(path: Path, text: str, *, ours: bool) -> dict[str, Any]:
         ) from exc
 
 
+def _by_hand(spec: BlockSpec) -> str:
+    shown = f"`skillopt-sleep install {spec.harness} --dry-run` prints it"
+    if not spec.table:
+        return f"add the block by hand ({shown})"
+    head, name = spec.table[0], spec.table[-1]
+    return (
+        f"convert an inline `{head} = {{...}}` table to [{head}.<name>] tables and install "
+        f"again, or add the `{name}` entry to that table by hand ({shown})"
+    )
+
+
+def entry_text(spec: BlockSpec) -> str:
+    """What to add by hand where the block cannot go: the table as one inline-table line
+    (``skillopt_sleep = { command = "...", ... }``) to put inside the user's inline table; the
+    whole block when the spec names no table."""
+    value = dig(tomllib.loads(spec.body), spec.table) if spec.table else None
+    if not isinstance(value, dict):
+        return block_text(spec.body)
+    return f"{_key(spec.table[-1])} = {_inline(value)}"
+
+
+def _key(name: str) -> str:
+    return name if _BARE_KEY.fullmatch(name) else _inline(name)
+
+
+def _inline(value: Any) -> str:
+    """One TOML value on one line (inline tables may not span lines)."""
+    if isinstance(value, dict):
+        items = ", ".join(f"{_key(k)} = {_inline(v)}" for k, v in value.items())
+        return f"{{ {items} }}" if items else "{}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_inline(v) for v in value) + "]"
+    return tomli_w.dumps({"v": value}).strip()[len("v = ") :]
+
+
 def apply_block(spec: BlockSpec, manifest: Manifest, dry_run: bool) -> Action:
     read = _fs.read_text(spec.path)
     text = read or ""
-    original = _parsed(spec.path, text, ours=False)
+    original = _parsed(spec.path, text)
     block = block_text(spec.body)
     entry = manifest.find(spec.harness, str(spec.path), "block")
     new = Entry(spec.harness, "text-block", str(spec.path), sha256(block), key="block")
@@ -99,7 +139,7 @@ def apply_block(spec: BlockSpec, manifest: Manifest, dry_run: bool) -> Action:
         old = text[where[0] : where[1]]
         verb = "update" if entry is not None and sha256(old) == entry.sha256 else "replace"
         updated = text[: where[0]] + block + text[where[1] :]
-    _parsed(spec.path, updated, ours=True)
+    _parsed(spec.path, updated, ours=spec)
     detail = "managed block"
     if not dry_run:
         if verb == "replace":
@@ -109,7 +149,7 @@ def apply_block(spec: BlockSpec, manifest: Manifest, dry_run: bool) -> Action:
             manifest.record(new)  # before the write (see .changes)
         _fs.write(spec.path, updated.encode("utf-8"))
         manifest.put(new)
-    return Action(verb, str(spec.path), detail)
+    return Action(verb, str(spec.path), detail, preview=block if dry_run else "")
 
 
 def undo_block(entry: Entry, dry_run: bool) -> Action:

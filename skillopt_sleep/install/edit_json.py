@@ -96,7 +96,15 @@ def apply_json(spec: JsonKeySpec, manifest: Manifest, dry_run: bool) -> Action:
         _container(data, spec, create=True)[spec.keys[-1]] = spec.value
         _dump_json(spec.path, data)
         manifest.put(new)
-    return Action(verb, str(spec.path), detail)
+    return Action(verb, str(spec.path), detail, preview=_preview(spec) if dry_run else "")
+
+
+def _preview(spec: JsonKeySpec) -> str:
+    """Our key as it would sit in the file (the file's other keys are kept as they are)."""
+    value: Any = spec.value
+    for part in reversed(spec.keys):
+        value = {part: value}
+    return json.dumps(value, indent=2, ensure_ascii=False)
 
 
 def undo_json(entry: Entry, dry_run: bool) -> Action:

@@ -23,21 +23,28 @@ Verb = Literal[
 @dataclass(frozen=True)
 class Action:
     """One line of what install / uninstall did (or, with --dry-run, would do). ``fix`` is set
-    only on a failure: what the user must do before installing that harness again."""
+    only on a failure: what the user must do before installing that harness again. ``preview``
+    is the text a dry run would put in a config the user owns (the TOML block, the JSON key), or
+    the entry to add by hand where the installer refuses to."""
 
     verb: Verb
     path: str
     detail: str = ""
     fix: str = ""
+    preview: str = ""
 
 
 class InstallError(SkillOptError):
     """A user's config (or our manifest) we must not touch as it is: it does not parse, has an
-    unexpected shape, or cannot be read or written. ``path`` names the file."""
+    unexpected shape, or cannot be read or written. ``path`` names the file; ``preview`` the
+    entry the user can add by hand instead, when there is one."""
 
-    def __init__(self, path: Path | str, message: str, *, hint: str = "") -> None:
+    def __init__(
+        self, path: Path | str, message: str, *, hint: str = "", preview: str = ""
+    ) -> None:
         super().__init__(message, hint=hint)
         self.path = str(path)
+        self.preview = preview
 
 
 @dataclass(frozen=True)
