@@ -186,7 +186,8 @@ def _summary(console: Console, stats_by_harness: Mapping[str, HarvestStats]) -> 
     from rich import box
     from rich.table import Table
 
-    headers = ("harness", "files read", "sessions", "turns", "tool calls", "tool errors")
+    headers: tuple[str, ...] = ("harness", "files read", "sessions", "turns", "tool calls")
+    headers += ("tool errors",)
     headers += ("corrections", "skipped lines", "skipped files")
     rows = [
         (
