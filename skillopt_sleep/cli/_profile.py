@@ -25,7 +25,9 @@ BACKEND = typer.Option(
 OPTIMIZER = typer.Option(None, "--optimizer", help="Backend that reflects and edits, NAME[:MODEL].")
 TARGET = typer.Option(None, "--target", help="Backend that replays your tasks, NAME[:MODEL].")
 JUDGE = typer.Option(None, "--judge", help="Backend that judges rubrics ('' = rule checks only).")
-SOURCES = typer.Option(None, "--source", help="claude | codex | copilot | all, or a comma list.")
+SOURCES = typer.Option(
+    None, "--source", help="claude | codex | copilot | vscode | all: a comma list, or repeat it."
+)
 MAX_CALLS = typer.Option(None, "--max-calls", help="Hard limit on model calls tonight.")
 MAX_USD = typer.Option(None, "--max-usd", help="Hard limit on estimated USD tonight.")
 MAX_TASKS = typer.Option(None, "--max-tasks", help="Most training tasks replayed tonight.")
@@ -44,7 +46,7 @@ PROFILE: tuple[tuple[str, Any, Any, str], ...] = (
     ("optimizer", str | None, OPTIMIZER, "backends.optimizer"),
     ("target", str | None, TARGET, "backends.target"),
     ("judge", str | None, JUDGE, "backends.judge"),
-    ("sources", str | None, SOURCES, "night.sources"),
+    ("sources", list[str] | None, SOURCES, "night.sources"),
     ("max_calls", int | None, MAX_CALLS, "budget.max_calls"),
     ("max_usd", float | None, MAX_USD, "budget.max_usd"),
     ("max_tasks", int | None, MAX_TASKS, "night.max_tasks"),
@@ -93,11 +95,21 @@ def overrides(**flags: Any) -> dict[str, Any]:
     if backend:
         out["backends.optimizer"] = out["backends.target"] = backend
     for name, value in flags.items():
+        if name == "sources":
+            value = joined_sources(value)
         if value is None:
             continue
         if isinstance(value, Path):
             value = str(value.expanduser().resolve())
-        if name == "sources" and value == "all":
-            value = "claude,codex,copilot"
         out[_KEYS[name]] = value
     return out
+
+
+def joined_sources(given: list[str] | str | None) -> str | None:
+    """``--source`` as given (repeated, comma lists, or both) as one comma list; None when not
+    given. ``all`` stands for every harness."""
+    parts = [given] if isinstance(given, str) else list(given or ())
+    names = [name.strip() for part in parts for name in part.split(",") if name.strip()]
+    if not names:
+        return None
+    return "claude,codex,copilot" if "all" in names else ",".join(dict.fromkeys(names))

@@ -16,7 +16,7 @@ import typer
 from skillopt_core.errors import UsageError
 from skillopt_sleep.cli._app import app
 from skillopt_sleep.cli._options import PROJECT, project_root
-from skillopt_sleep.cli._profile import PROFILE, with_profile
+from skillopt_sleep.cli._profile import PROFILE, joined_sources, with_profile
 from skillopt_sleep.cli._run import emit_json, handle_errors
 
 if TYPE_CHECKING:
@@ -35,6 +35,8 @@ def profile_args(flags: Mapping[str, Any]) -> tuple[str, ...]:
     made absolute), spelt as `run` declares them."""
     out: list[str] = []
     for name, value in flags.items():
+        if name == "sources":
+            value = joined_sources(value)
         if value is None:
             continue
         on, _, off = _DECLS[name].partition("/")

@@ -174,3 +174,12 @@ def test_print_shows_the_entry_and_changes_nothing(
     assert fake_os.calls == [] and fake_os.crontab == "0 0 * * * other\n"
     assert not ScheduleFiles.for_project(project).record.exists()
     assert not (tmp_path / "home").exists()
+
+
+def test_a_repeated_source_is_kept_whole(project: Path, fake: FakeOS) -> None:
+    """`--source claude --source codex` kept only the last one (a single-value option)."""
+    args = ["schedule", "--project", str(project), "--source", "claude", "--source", "codex"]
+    result = CliRunner().invoke(app, [*args, "--dry-run", "--json"])
+    assert result.exit_code == 0, result.output
+    assert "run --project" in json.loads(result.stdout)["entry"]
+    assert " --source claude,codex " in json.loads(result.stdout)["entry"]
