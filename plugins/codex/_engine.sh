@@ -16,6 +16,6 @@ for py in python3 python; do
   fi
 done
 echo "skillopt-sleep is not installed for any Python on PATH." >&2
-echo "Install it first: pip install skillopt-sleep   (from a checkout: pip install -e \"$here/../..\")" >&2
+echo "Install it first, from this clone (it is not on PyPI): pip install \"$here/../..\"" >&2
 echo "or point SKILLOPT_SLEEP_PYTHON at the interpreter that has it." >&2
 exit 1

@@ -17,5 +17,5 @@ foreach ($py in @('py', 'python', 'python3')) {
   }
 }
 Write-Error ('skillopt-sleep is not installed for any Python on PATH. Install it first: ' +
-  'pip install skillopt-sleep (or set SKILLOPT_SLEEP_PYTHON to the interpreter that has it).')
+  'pip install <its clone> (it is not on PyPI), or set SKILLOPT_SLEEP_PYTHON to the interpreter that has it.')
 exit 1

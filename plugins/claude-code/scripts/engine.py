@@ -20,8 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _locate import engine_pointer
 
 HINT = (
-    "SkillOpt-Sleep engine not found. Install it with `pip install skillopt-sleep` (or "
-    "`pip install -e .` in a checkout), then run `skillopt-sleep install claude-code`."
+    "SkillOpt-Sleep engine not found. It is not on PyPI: install it from its clone "
+    "(`pip install /path/to/skillopt-sleep`, or `bash scripts/bootstrap.sh` in the clone), "
+    "then run `skillopt-sleep install claude-code`."
 )
 
 
