@@ -18,3 +18,15 @@ def isolate_sleep_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
             monkeypatch.delenv(name)
     monkeypatch.setenv("SKILLOPT_SLEEP_HOME", str(tmp_path / "state"))
     monkeypatch.setenv("SKILLOPT_SLEEP_CONFIG", str(tmp_path / "no-user-config.toml"))
+
+
+def isolate_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """:func:`isolate_sleep_state`, plus ``HOME`` (and the XDG config dir) at ``tmp_path/home``
+    with no harness home variable of the developer's set: the home an installer test writes to."""
+    isolate_sleep_state(tmp_path, monkeypatch)
+    home = tmp_path / "home"
+    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "COPILOT_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    return home

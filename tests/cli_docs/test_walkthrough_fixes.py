@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from skillopt_sleep.cli import app
 from skillopt_sleep.install.codex import mcp_block
-from tests._isolation import isolate_sleep_state
+from tests._isolation import isolate_home
 from tests.schedule.conftest import FakeOS, host
 
 if sys.version_info >= (3, 11):
@@ -32,12 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A temp HOME with the harness homes under it, and a fake `claude` first on PATH."""
-    isolate_sleep_state(tmp_path, monkeypatch)
-    home = tmp_path / "home"
-    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "COPILOT_HOME"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    home = isolate_home(tmp_path, monkeypatch)
     (home / ".codex").mkdir(parents=True)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

@@ -8,17 +8,12 @@ from pathlib import Path
 import pytest
 
 from skillopt_sleep.install import Homes
-from tests._isolation import isolate_sleep_state
+from tests._isolation import isolate_home
 
 
 @pytest.fixture
 def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Homes:
-    isolate_sleep_state(tmp_path, monkeypatch)
-    home = tmp_path / "home"
-    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "COPILOT_HOME"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    home = isolate_home(tmp_path, monkeypatch)
     homes = Homes.from_env({}, home)
     homes.codex.mkdir(parents=True)
     homes.copilot.mkdir(parents=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -221,6 +222,15 @@ def test_one_pasted_log_with_two_questions_replays_each_question(
 # -- the mine command checks its numbers ----------------------------------------------------------
 
 
+def _mine_empty_homes(tmp_path: Path, args: list[str]) -> Any:
+    home = tmp_path / "home"
+    home.mkdir()
+    argv = ["mine", "-p", str(tmp_path), "--claude-home", str(home), "--codex-home", str(home),
+            "--copilot-home", str(home), "--vscode-home", str(home),
+            "--archive", str(tmp_path / "a.sqlite3"), "--embedder", "jaccard", *args]  # fmt: skip
+    return CliRunner().invoke(app, argv)
+
+
 @pytest.mark.parametrize(
     "args",
     [
@@ -234,12 +244,7 @@ def test_one_pasted_log_with_two_questions_replays_each_question(
     ],
 )
 def test_mine_refuses_impossible_numbers(tmp_path: Path, args: list[str]) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    argv = ["mine", "-p", str(tmp_path), "--claude-home", str(home), "--codex-home", str(home),
-            "--copilot-home", str(home), "--vscode-home", str(home),
-            "--archive", str(tmp_path / "a.sqlite3"), "--embedder", "jaccard", *args]  # fmt: skip
-    result = CliRunner().invoke(app, argv)
+    result = _mine_empty_homes(tmp_path, args)
     assert result.exit_code == EXIT_USAGE, result.output
     assert args[0] in result.output
     assert not (tmp_path / "a.sqlite3").exists()  # refused before anything is read
@@ -247,12 +252,7 @@ def test_mine_refuses_impossible_numbers(tmp_path: Path, args: list[str]) -> Non
 
 @pytest.mark.parametrize("args", [["--threshold", "0.3"], ["--min-family-size", "1"]])
 def test_mine_accepts_sensible_numbers(tmp_path: Path, args: list[str]) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    argv = ["mine", "-p", str(tmp_path), "--claude-home", str(home), "--codex-home", str(home),
-            "--copilot-home", str(home), "--vscode-home", str(home),
-            "--archive", str(tmp_path / "a.sqlite3"), "--embedder", "jaccard", *args]  # fmt: skip
-    result = CliRunner().invoke(app, argv)
+    result = _mine_empty_homes(tmp_path, args)
     assert result.exit_code == 0, result.output
 
 
