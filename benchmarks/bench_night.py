@@ -121,7 +121,8 @@ def main() -> None:
     wall = time.perf_counter() - t0
     print(
         f"\nnight over {report.sessions} sessions: {wall:.2f} s wall, outcome {report.outcome!r}, "
-        f"{len(report.families)} families, {report.tasks} tasks, {report.usage.calls} model calls, "
+        f"{len(report.families)} families, {report.tasks} tasks mined (at most "
+        f"{config.night.max_tasks} replayed: night.max_tasks), {report.usage.calls} model calls, "
         f"{len(report.accepted)} accepted / {len(report.rejected)} rejected edits"
     )
     accounted = sum(report.stage_seconds.values())
