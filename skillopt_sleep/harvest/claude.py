@@ -49,6 +49,8 @@ _IGNORED_TYPES = frozenset(
 )
 _INTERRUPTED = "[Request interrupted by user"
 _HARNESS_NOISE = ("<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>")
+_COMMAND_WRAPPER = ("<command-message>", "<command-name>")
+_COMMAND_TAG = re.compile(r"<command-(name|args)>(.*?)</command-\1>", re.DOTALL)
 _SLUG = re.compile(r"[^A-Za-z0-9]")
 
 
@@ -182,7 +184,7 @@ class ClaudeSource(Source):
             if text.startswith(_INTERRUPTED):
                 state.add(interrupt(ts, key))
             elif not text.startswith(_HARNESS_NOISE):
-                state.add_user(ts, text, key)
+                state.add_user(ts, _as_typed(text), key)
             return Feed.USED
         texts: list[str] = []
         blocks = content if isinstance(content, list) else [content]
@@ -211,8 +213,19 @@ class ClaudeSource(Source):
         if text.startswith(_INTERRUPTED):
             state.add(interrupt(ts, key))
         elif not text.startswith(_HARNESS_NOISE):
-            state.add_user(ts, text, key)
+            state.add_user(ts, _as_typed(text), key)
         return Feed.USED
+
+
+def _as_typed(text: str) -> str:
+    """A slash command as the user typed it (``/review 12``), not Claude Code's record of it
+    (``<command-message>review</command-message> <command-name>/review</command-name>
+    <command-args>12</command-args>``); any other text as it is."""
+    if not text.startswith(_COMMAND_WRAPPER):
+        return text
+    tags = dict(_COMMAND_TAG.findall(text))
+    name = tags.get("name", "").strip()
+    return f"{name} {tags.get('args', '').strip()}".strip() if name else text
 
 
 SOURCES.add("claude", ClaudeSource())

@@ -14,6 +14,7 @@ its head and its tail (``REQUEST_CHARS`` in all), so a question after a pasted l
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -32,6 +33,9 @@ from skillopt_sleep.records import Harness, Session, Signal, SignalKind, Turn
 
 Outcome = Literal["failed", "succeeded", "unknown"]
 MIN_REQUEST_WORDS = 2
+# This engine invoked from a harness (Claude Code's `/skillopt-sleep run`, Codex's
+# `$skillopt-sleep`): the user driving the tool, never a task to replay against a skill.
+_OWN_COMMAND = re.compile(r"^\s*[/$]skillopt[-_]sleep\b", re.IGNORECASE)
 REQUEST_CHARS = 2000
 CONTEXT_CHARS = 600
 REPLY_CHARS = 1500
@@ -79,6 +83,8 @@ def _starts(session: Session) -> list[int]:
         if starts and (is_followup(turn.text) or len(key.split()) < MIN_REQUEST_WORDS):
             continue
         if not starts and opens_as_feedback(turn.text):
+            continue
+        if _OWN_COMMAND.match(turn.text):  # `/skillopt-sleep status`: the user asking us
             continue
         if not content(redact(turn.text)):
             continue
