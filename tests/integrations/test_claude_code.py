@@ -146,7 +146,7 @@ def test_other_actions_run_the_engine_through_the_allowed_bash_tool(tmp_path: Pa
     def respond(body: dict) -> object:
         if has_tool_result(body):
             return "Listed."
-        return ToolCall("Bash", {"command": f"{engine[0]} proposals --project {project} --json"})
+        return ToolCall("Bash", {"command": f"{engine[0]} proposals --json"})  # as instructed
 
     with (
         ToolFakeServer(respond) as fake,
@@ -171,3 +171,12 @@ def test_other_actions_run_the_engine_through_the_allowed_bash_tool(tmp_path: Pa
     assert results, log
     output = json.dumps(results[-1])
     assert "[]" in output and not results[-1].get("is_error"), output
+
+
+def test_the_command_never_asks_for_a_shell_expansion() -> None:
+    """`--project "$PWD"` in the command's instructions made Claude Code refuse every action but
+    status in `claude -p` ("Contains shell syntax ... cannot be statically analyzed")."""
+    text = (plugin_dir("claude-code") / "user-command" / "skillopt-sleep.md").read_text()
+    commands = [line for line in text.splitlines() if "{{SKILLOPT_SLEEP}} <action>" in line]
+    assert commands and not any("$" in line for line in commands)
+    assert "timeout` 600000" in text and "never in the" in text
