@@ -77,15 +77,15 @@ def status_table(status: Any) -> None:
         )
     proposals_table(status.pending, title="Pending proposals")
     schedule = status.schedule or {}
-    console.print(
-        "schedule: "
-        + (
-            escape(str(schedule.get("time") or schedule.get("at") or ""))
-            + f" next {escape(str(schedule.get('next_run', '')))}"
-            if schedule.get("installed")
-            else "not scheduled (skillopt-sleep schedule)"
+    if schedule.get("error"):  # e.g. a damaged schedule.json: an OS entry may still be firing
+        line = f"[red]unknown[/red] ({escape(str(schedule['error']))})"
+    elif schedule.get("installed"):
+        line = escape(str(schedule.get("time") or schedule.get("at") or "")) + (
+            f" next {escape(str(schedule.get('next_run', '')))}"
         )
-    )
+    else:
+        line = "not scheduled (skillopt-sleep schedule)"
+    console.print("schedule: " + line)
     console.print(
         "backends: "
         + ", ".join(

@@ -9,8 +9,9 @@ machine that was off all day skips it rather than running a stale night at noon.
 A watchdog observer on the harness transcript directories notes every transcript write; the main
 loop refreshes the harvest read-only (``harvest(..., commit=False)``: nothing the next night
 would mine is consumed) once the writes settle (:mod:`.debounce`). SIGTERM and SIGINT end the
-loop: the observer is stopped and joined, the scheduler shut down, exit 0. A night in progress
-finishes first (its state is crash-safe, so a second signal may kill it).
+loop (SIGHUP too: a closed terminal): the observer is stopped and joined, the scheduler shut
+down, exit 0. A night in progress finishes first (:meth:`Daemon.serve` waits for it before
+returning; its state is crash-safe, so a second signal may kill it).
 
 Everything that touches the world is injected (the night function, the refresher, the config
 loader, the clock, the scheduler, the observer), so tests drive the wiring without waiting.
@@ -203,7 +204,13 @@ class Daemon:
         finally:
             observer.stop()
             observer.join()
-            scheduler.shutdown(wait=False)
+            if busy.locked():
+                self.emit({"event": "stopping", "waiting_for": "night"})
+            # No new night starts after this; a running one finishes (the caller would otherwise
+            # exit the interpreter under it). A second signal ends the process at once.
+            scheduler.shutdown(wait=True)
+            with busy:
+                pass
             self.emit({"event": "stopped", "night_running": busy.locked()})
         return 0
 
@@ -230,14 +237,18 @@ def _iso(moment: Any) -> str | None:
     return iso_utc(moment)
 
 
+STOP_SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP")
+
+
 def install_signal_handlers(stop: threading.Event) -> None:
-    """SIGTERM / SIGINT set ``stop`` (a clean exit 0); a second one exits at once (130)."""
+    """SIGTERM / SIGINT / SIGHUP set ``stop`` (a clean exit 0 once a running night has finished);
+    a second one exits at once (130)."""
 
     def handle(signum: int, frame: object) -> None:
         if stop.is_set():
             os._exit(130)  # a night thread would otherwise be joined at exit
         stop.set()
 
-    signal.signal(signal.SIGINT, handle)
-    if hasattr(signal, "SIGTERM"):
-        signal.signal(signal.SIGTERM, handle)
+    for name in STOP_SIGNALS:  # SIGHUP: a closed terminal; Windows has only the first two
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), handle)

@@ -3,7 +3,9 @@
 An :class:`Entry` is plain data (strings, so a Windows entry can be built and checked on Linux):
 the absolute interpreter, ``-m skillopt_sleep run --project <abs project>`` plus the saved
 profile, the environment the run needs (the PATH captured when scheduling, because cron and
-launchd start jobs with a minimal PATH on which ``claude`` / ``codex`` / ``copilot`` are missing),
+launchd start jobs with a minimal PATH on which ``claude`` / ``codex`` / ``copilot`` are missing;
+the state dir and user config file resolved when scheduling, because they start it without the
+user's ``XDG_*`` variables),
 the working directory and the log file the output is appended to.
 """
 
@@ -19,8 +21,9 @@ from skillopt_core.errors import UsageError
 from skillopt_sleep.schedule.at import DailyTime
 from skillopt_sleep.schedule.where import ScheduleFiles
 
-# Besides PATH, the variables that decide *which* state, config and transcripts a night sees.
-# Anything else (API keys above all) stays out of crontabs and plists.
+# Besides PATH, the variables that decide *which* state, config and transcripts a night sees
+# (the first two always written, resolved). Anything else (API keys above all) stays out of
+# crontabs and plists.
 CAPTURED_ENV: tuple[str, ...] = (
     "PATH",
     "SKILLOPT_SLEEP_HOME",
@@ -53,9 +56,24 @@ def run_argv(interpreter: str, project: str, profile: Sequence[str]) -> tuple[st
 
 
 def captured_environment(environ: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
-    """PATH (always, falling back to the OS default) and the state/harness locations if set."""
-    env = {"PATH": environ.get("PATH") or os.defpath}
-    env.update({name: environ[name] for name in CAPTURED_ENV[1:] if environ.get(name)})
+    """PATH (always, falling back to the OS default), the state dir and user config file as
+    resolved now (always: cron and launchd set no ``XDG_*`` variables, so a night left to resolve
+    them would read another config and write another state dir than ``schedule`` checked and
+    ``status`` shows), and the harness locations if set."""
+    from skillopt_sleep.engine.config import user_config_path
+    from skillopt_sleep.paths import state_dir
+
+    def absolute(value: str | os.PathLike[str]) -> str:
+        return os.path.abspath(os.path.expanduser(value))
+
+    env = {
+        "PATH": environ.get("PATH") or os.defpath,
+        "SKILLOPT_SLEEP_HOME": absolute(environ.get("SKILLOPT_SLEEP_HOME") or state_dir()),
+        "SKILLOPT_SLEEP_CONFIG": absolute(
+            environ.get("SKILLOPT_SLEEP_CONFIG") or user_config_path()
+        ),
+    }
+    env.update({name: environ[name] for name in CAPTURED_ENV[3:] if environ.get(name)})
     return tuple(env.items())
 
 

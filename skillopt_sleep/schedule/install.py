@@ -7,7 +7,9 @@ The entry forms are pure (:mod:`.cron`, :mod:`.launchd`, :mod:`.windows`); this 
 I/O: it asks the :class:`Host` (platform, ``Runner``, home, uid; all injectable) to run the OS
 commands, writes the launchd plist or the Windows script, and records everything in
 ``schedule.json``. Re-scheduling replaces the entry in place (same cron markers, same plist and
-label, ``schtasks /F``); it never adds a second one.
+label, ``schtasks /F``); it never adds a second one. The crontab's read-modify-write holds a lock
+under the state dir (concurrent ``schedule`` runs would lose each other's blocks) and reads the
+crontab back to check the block is there (or gone).
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ import os
 import shlex
 import subprocess
 import sys
-from collections.abc import Callable, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -36,6 +40,8 @@ from skillopt_sleep.schedule.runner import Runner, ScheduleError, checked, run_c
 from skillopt_sleep.schedule.where import ScheduleFiles
 
 KINDS: Mapping[str, str] = {"linux": "cron", "darwin": "launchd", "win32": "schtasks"}
+LOCK_TIMEOUT = 60.0  # seconds to wait for another schedule/unschedule updating the crontab
+LOCK_POLL = 0.05
 
 
 def platform_family(name: str | None = None) -> str:
@@ -183,21 +189,55 @@ def read_crontab(runner: Runner) -> str:
     raise ScheduleError(f"crontab -l failed: {(done.stderr or done.stdout).strip()}")
 
 
+@contextmanager
+def crontab_lock(timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+    """Hold our crontab lock (``<state>/schedule/.lock``) around a read-modify-write of the
+    crontab, waiting up to ``timeout`` seconds for another ``schedule``/``unschedule`` of ours:
+    two at once would each write back the crontab they read and lose the other's block."""
+    from skillopt_core.lock import DirectoryLocked, exclusive
+    from skillopt_sleep.paths import state_dir
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with exclusive(state_dir() / "schedule", "schedule (crontab update)"):
+                yield
+            return
+        except DirectoryLocked:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(LOCK_POLL)
+
+
+def _write_crontab(host: Host, text: str, key: str, present: bool) -> None:
+    """``crontab -`` with ``text``, then read it back: our block must be there (or gone)."""
+    checked(host.runner, ["crontab", "-"], text)
+    if cron.has_block(read_crontab(host.runner), key) != present:
+        raise ScheduleError(
+            f"the crontab was changed by someone else while it was being updated: the "
+            f"skillopt-sleep block {key} is {'missing' if present else 'still there'}",
+            hint="check `crontab -l`, then run the same `skillopt-sleep "
+            f"{'schedule' if present else 'unschedule'}` command again",
+        )
+
+
 def _install_cron(entry: Entry, host: Host, files: ScheduleFiles) -> tuple[tuple[str, str], ...]:
-    current = read_crontab(host.runner)
-    updated = cron.with_block(current, entry.key, cron.cron_block(entry))
-    if updated != current:
-        checked(host.runner, ["crontab", "-"], updated)
+    with crontab_lock():
+        current = read_crontab(host.runner)
+        updated = cron.with_block(current, entry.key, cron.cron_block(entry))
+        if updated != current:
+            _write_crontab(host, updated, entry.key, present=True)
     return (("cron_block", entry.key),)
 
 
 def _remove_cron(key: str, artifacts: Mapping[str, str], host: Host) -> tuple[str, ...]:
     marker = artifacts.get("cron_block", key)
-    current = read_crontab(host.runner)
-    updated = cron.without_block(current, marker)
-    if updated == current:
-        return ()
-    checked(host.runner, ["crontab", "-"], updated)
+    with crontab_lock():
+        current = read_crontab(host.runner)
+        updated = cron.without_block(current, marker)
+        if updated == current:
+            return ()
+        _write_crontab(host, updated, marker, present=False)
     return (f"crontab block {marker}",)
 
 

@@ -1,5 +1,9 @@
 """The one door to the OS scheduler commands (``crontab``, ``launchctl``, ``schtasks``).
 
+Output is read as bytes and decoded as UTF-8 with ``surrogateescape``, and input is encoded the
+same way, with no newline translation: a crontab holding a Latin-1 comment, CRLF endings or a
+lone CR inside another job's command goes back out byte for byte.
+
 Installers call a :class:`Runner`; tests pass a fake that records argv and plays a crontab, so no
 test ever reads or writes the real one.
 """
@@ -12,6 +16,9 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from skillopt_core.errors import SkillOptError
+
+# Lossless both ways: any byte that is not UTF-8 becomes a lone surrogate and back again.
+ENCODING, ERRORS = "utf-8", "surrogateescape"
 
 
 class ScheduleError(SkillOptError, RuntimeError):
@@ -39,10 +46,9 @@ class Runner(Protocol):
 
 def run_command(argv: Sequence[str], stdin: str | None = None) -> Completed:
     """Run ``argv`` (no shell), capture its output; a missing program is a ScheduleError."""
+    data = None if stdin is None else stdin.encode(ENCODING, ERRORS)
     try:
-        done = subprocess.run(
-            list(argv), input=stdin, capture_output=True, text=True, timeout=60, check=False
-        )
+        done = subprocess.run(list(argv), input=data, capture_output=True, timeout=60, check=False)
     except FileNotFoundError:
         raise ScheduleError(
             f"{argv[0]} is not installed or not on PATH",
@@ -50,7 +56,11 @@ def run_command(argv: Sequence[str], stdin: str | None = None) -> Completed:
         ) from None
     except subprocess.TimeoutExpired:
         raise ScheduleError(f"{' '.join(argv)} did not finish within 60 s") from None
-    return Completed(done.returncode, done.stdout or "", done.stderr or "")
+    return Completed(done.returncode, _text(done.stdout), _text(done.stderr))
+
+
+def _text(data: bytes | None) -> str:
+    return (data or b"").decode(ENCODING, ERRORS)
 
 
 def checked(runner: Runner, argv: Sequence[str], stdin: str | None = None) -> Completed:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from skillopt_core.errors import UsageError
+from skillopt_sleep.engine.config import user_config_path
 from skillopt_sleep.schedule import (
     DailyTime,
     ScheduleFiles,
@@ -60,6 +61,7 @@ def test_entry_is_absolute_and_captures_path_and_state_locations_only(
     assert entry.env == {
         "PATH": "/home/dev/.npm-global/bin:/usr/bin",
         "SKILLOPT_SLEEP_HOME": "/data/sleep",
+        "SKILLOPT_SLEEP_CONFIG": str(user_config_path()),  # always written, resolved
         "CLAUDE_CONFIG_DIR": "/home/dev/.claude-work",
     }
 
