@@ -9,6 +9,7 @@ for it is private to the user (0700) and every file in it 0600 (see :func:`priva
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import re
@@ -48,7 +49,8 @@ def private_dir(path: str | os.PathLike[str]) -> Path:
 
     Directories created here are 0700 whatever the umask; an existing directory is left as it
     is (it may be one the user chose, such as a ``--state-dir`` they share on purpose), but the
-    files the engine writes into it are 0600 regardless (:func:`private_file`).
+    files the engine writes into it are 0600 regardless (:func:`private_file`). Failures are
+    OSErrors with an errno (callers choose their advice by it: ``engine.state.storage_error``).
     """
     target = Path(path).expanduser()
     missing: list[Path] = []
@@ -61,7 +63,7 @@ def private_dir(path: str | os.PathLike[str]) -> Path:
             folder.mkdir(mode=PRIVATE_DIR_MODE)
             folder.chmod(PRIVATE_DIR_MODE)  # mkdir's mode is masked; make it exact
     if not target.is_dir():
-        raise NotADirectoryError(str(target))
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(target))
     return target
 
 

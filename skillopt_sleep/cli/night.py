@@ -5,13 +5,11 @@ Thin over :mod:`skillopt_sleep.engine`: parse flags, call the library, render th
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from skillopt_core.errors import StorageError
 from skillopt_sleep._display import displayable
 from skillopt_sleep.cli._app import app
 from skillopt_sleep.cli._options import PROJECT, project_dir
@@ -103,32 +101,22 @@ def report_command(
     path_only: bool = typer.Option(False, "--path", help="Print the report's path only."),
     as_json: bool = JSON,
 ) -> None:
-    """Show a staged proposal's report (markdown on the terminal; --format html for a browser)."""
-    from skillopt_sleep.engine import report_path
+    """Show a staged proposal's report (markdown on the terminal; --format html for a browser).
+
+    Without an id it is the latest proposal's; its first line says which proposal that is, its
+    state now, and what the latest night did if that night staged nothing."""
+    from skillopt_sleep.engine import read_report, report_path
 
     if kind not in REPORT_FORMATS:
         raise typer.BadParameter(
             f"{kind!r} is not a report format; choose from {', '.join(REPORT_FORMATS)}",
             param_hint="'--format'",
         )
-    path = report_path(project_dir(project), proposal, "json" if as_json else kind)
-    typer.echo(str(path) if path_only else _report_text(path))
-
-
-def _report_text(path: Path) -> str:
-    """A staged report as text; damage is a StorageError. JSON is re-encoded ASCII-only, so a
-    bidi override or C1 control from a request prints as an escape and cannot act on a terminal."""
-    from skillopt_sleep.engine.state import read_json
-
-    if path.suffix == ".json":
-        return json.dumps(read_json(path), indent=2, ensure_ascii=True)
-    try:
-        return path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise StorageError(
-            f"{path} is damaged and cannot be read ({exc})",
-            hint=f"move {path} aside, or stage the proposal again with `skillopt-sleep run`",
-        ) from exc
+    kind = "json" if as_json else kind
+    if path_only:
+        typer.echo(str(report_path(project_dir(project), proposal, kind)))
+        return
+    typer.echo(read_report(project_dir(project), proposal, kind).text)
 
 
 def _adoption(action: str, result: Any, as_json: bool) -> None:

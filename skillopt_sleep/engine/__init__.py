@@ -18,6 +18,7 @@ from skillopt_core.errors import SkillOptError, exit_code_for
 from skillopt_sleep.engine.api import (
     adopt,
     list_proposals,
+    read_report,
     reject,
     report_path,
     rollback,
@@ -35,6 +36,7 @@ from skillopt_sleep.engine.records import (
     NightSummary,
     Proposal,
     SkillChange,
+    StagedReport,
     Status,
 )
 from skillopt_sleep.engine.state import ProjectState
@@ -67,6 +69,7 @@ __all__ = [
     "SkillChange",
     "SkillOptError",
     "SleepConfig",
+    "StagedReport",
     "Status",
     "adopt",
     "exit_code_for",
@@ -74,6 +77,7 @@ __all__ = [
     "load_config",
     "preview_families",
     "preview_sessions",
+    "read_report",
     "reject",
     "report_path",
     "rollback",

@@ -5,12 +5,19 @@ Never prints; raises :mod:`skillopt_core.errors` classes that carry their exit c
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
 
-from skillopt_core.errors import UsageError
-from skillopt_sleep.engine.records import AdoptResult, NightSummary, Proposal, Status
+from skillopt_core.errors import StorageError, UsageError
+from skillopt_sleep.engine.records import (
+    AdoptResult,
+    NightSummary,
+    Proposal,
+    StagedReport,
+    Status,
+)
 from skillopt_sleep.engine.state import ProjectState, read_json, read_lines, write_json
 
 PathLike = str | os.PathLike[str]
@@ -53,6 +60,82 @@ def report_path(project: PathLike, proposal: str | None = None, kind: str = "md"
     return path
 
 
+def read_report(project: PathLike, proposal: str | None = None, kind: str = "md") -> StagedReport:
+    """The staged report of ``proposal`` (None: the latest proposal) with a first line saying
+    which proposal it is and its state now; asked for the latest, that line first says what the
+    latest night did when it staged nothing, so last week's adopted proposal is not taken for
+    tonight's. JSON gains the keys ``proposal_state``, ``note`` and ``latest_night`` (the file
+    is not changed). A damaged report is a StorageError."""
+    path = report_path(project, proposal, kind)
+    shown = _proposal(path.parent)
+    latest, message = (None, "") if proposal is not None else _latest_night(ProjectState(project))
+    if latest is not None and latest.proposal == shown.id:
+        latest = None  # the latest night staged what is shown
+    note = _report_note(shown, latest, message, named=proposal is not None)
+    if kind == "json":
+        extra: dict[str, Any] = {"proposal_state": shown.state, "note": note}
+        if latest is not None:
+            keys = ("night_id", "started_at", "outcome")
+            extra["latest_night"] = {**{k: getattr(latest, k) for k in keys}, "message": message}
+        # ASCII-only: a bidi override or C1 control from a request prints as an escape
+        text = json.dumps({**extra, **read_json(path)}, indent=2, ensure_ascii=True)
+    else:
+        from skillopt_sleep.stage.report import with_note
+
+        try:
+            staged = path.read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise StorageError(
+                f"{path} is damaged and cannot be read ({exc})",
+                hint=f"move {path} aside, or stage the proposal again with `skillopt-sleep run`",
+            ) from exc
+        text = with_note(staged, kind, note)
+    return StagedReport(shown.id, shown.state, note, str(path), kind, text, latest, message)
+
+
+def _latest_night(state: ProjectState) -> tuple[NightSummary | None, str]:
+    """The last night in the history and its message ("" when its report is gone or damaged)."""
+    records = read_lines(state.history_path)
+    if not records:
+        return None, ""
+    latest = _summary(records[-1])
+    try:
+        report = read_json(state.night_dir(latest.night_id) / "report.json", {}) or {}
+    except StorageError:
+        report = {}
+    return latest, str(report.get("message", ""))
+
+
+def _report_note(shown: Proposal, latest: NightSummary | None, message: str, *, named: bool) -> str:
+    which = f"proposal {shown.id}" if named else f"the latest proposal, {shown.id}"
+    note = f"Showing {which} (staged {_when(shown.created_at or shown.id)}), which is {shown.state}"
+    stale = (
+        ": the report below is from when it was staged, so its advice to adopt or reject it "
+        "no longer applies."
+    )
+    note += "." if shown.state == "pending" else stale
+    if latest is None:
+        return note
+    if latest.proposal:
+        did = f"staged {latest.proposal}, which is no longer staged"
+    else:
+        did = "staged nothing: " + (message.rstrip(".") or latest.outcome)
+    return f"The latest night ({latest.night_id}, {_when(latest.started_at)}) {did}. {note}"
+
+
+def _when(moment: str) -> str:
+    """An ISO time as "2026-11-23 03:17 UTC" (anything else as it is)."""
+    from datetime import datetime, timezone
+
+    try:
+        parsed = datetime.fromisoformat(moment)
+    except ValueError:
+        return moment
+    if parsed.tzinfo is not None:
+        parsed = parsed.astimezone(timezone.utc)
+    return parsed.strftime("%Y-%m-%d %H:%M UTC")
+
+
 def backend_health(config: Any) -> dict[str, str]:
     """``{role: "ok" | what is wrong}`` for each configured backend (a health check each: a
     ping for API backends, a version probe for harness CLIs). No budget is spent on tasks."""
@@ -77,21 +160,7 @@ def status(project: PathLike, *, limit: int = 10, check_backends: bool = False) 
     small state files (no model, no torch, no harvest) unless ``check_backends`` asks for a
     health check of each configured backend."""
     state = ProjectState(project)
-    nights = tuple(
-        NightSummary(
-            night_id=str(r.get("night_id", "")),
-            started_at=str(r.get("started_at", "")),
-            outcome=str(r.get("outcome", "")),
-            sessions=int(r.get("sessions", 0)),
-            tasks=int(r.get("tasks", 0)),
-            accepted_edits=int(r.get("accepted_edits", 0)),
-            held_out_before=r.get("held_out_before"),
-            held_out_after=r.get("held_out_after"),
-            cost_usd=float(r.get("cost_usd", 0.0)),
-            proposal=str(r.get("proposal", "")),
-        )
-        for r in read_lines(state.history_path)[-limit:]
-    )
+    nights = tuple(_summary(r) for r in read_lines(state.history_path)[-limit:])
     pending = tuple(p for p in (_proposal(d) for d in state.proposals()) if p.state == "pending")
     from skillopt_sleep.engine.config import load_config
 
@@ -115,6 +184,22 @@ def status(project: PathLike, *, limit: int = 10, check_backends: bool = False) 
         ended_since_last_night=_ended_sessions(state, nights[-1].started_at if nights else ""),
         interrupted=tuple(interrupted(state.project)),
         warnings=(problem,) if problem else (),
+    )
+
+
+def _summary(record: dict[str, Any]) -> NightSummary:
+    """One history line as a record (lines of older versions may lack fields)."""
+    return NightSummary(
+        night_id=str(record.get("night_id", "")),
+        started_at=str(record.get("started_at", "")),
+        outcome=str(record.get("outcome", "")),
+        sessions=int(record.get("sessions", 0)),
+        tasks=int(record.get("tasks", 0)),
+        accepted_edits=int(record.get("accepted_edits", 0)),
+        held_out_before=record.get("held_out_before"),
+        held_out_after=record.get("held_out_after"),
+        cost_usd=float(record.get("cost_usd", 0.0)),
+        proposal=str(record.get("proposal", "")),
     )
 
 

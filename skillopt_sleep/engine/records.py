@@ -146,6 +146,23 @@ class NightSummary:
 
 
 @dataclass(frozen=True)
+class StagedReport:
+    """A staged proposal's report as ``report`` shows it (:func:`engine.read_report`). The report
+    was written when the proposal was staged (it says "adopt or reject it"); ``note`` says which
+    proposal this is and its state now, and, asked for the latest, what the latest night did
+    when that was not staging this proposal."""
+
+    proposal: str
+    state: ProposalState  # now, not when the report was written
+    note: str  # one line; ``text`` begins with it
+    path: str  # the staged file, unchanged
+    format: str  # md | html | json
+    text: str  # the report with the note first (json: "proposal_state", "note", "latest_night")
+    latest_night: NightSummary | None = None  # the latest night, when it did not stage this one
+    latest_message: str = ""  # what that night said (why it staged nothing)
+
+
+@dataclass(frozen=True)
 class Status:
     project: str
     state_dir: str

@@ -14,11 +14,14 @@
         schedule.json         what `schedule` wrote to the OS, so `unschedule` removes exactly it
         logs/                 scheduled nights' output
 
-Everything here is created private to the user (0700 directories, 0600 files).
+Everything here is created private to the user (0700 directories, 0600 files). A write that
+fails (a read-only mount or sandbox, permissions, a full disk) is a StorageError naming the path
+and the OS reason, its hint chosen by the errno (:func:`storage_hint`).
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from collections.abc import Iterator
@@ -41,16 +44,65 @@ LOG_MAX_BYTES = 2 * 1024 * 1024
 LOG_GENERATIONS = 3
 
 
+_READ_ONLY = (
+    "the state directory is on a read-only file system (a sandbox such as Codex's "
+    "workspace-write, or a read-only mount): set SKILLOPT_SLEEP_HOME to a writable folder or run "
+    "outside the sandbox"
+)
+_NO_PERMISSION = (
+    "you may not write to the state directory: fix its permissions (it must be yours and "
+    "writable) or set SKILLOPT_SLEEP_HOME to a folder you can write to"
+)
+_NO_SPACE = (
+    "the disk (or your quota) is full: free some disk space, or set SKILLOPT_SLEEP_HOME to a "
+    "folder on another disk"
+)
+_HINTS = {
+    errno.EROFS: _READ_ONLY,
+    errno.EACCES: _NO_PERMISSION,
+    errno.EPERM: _NO_PERMISSION,
+    errno.ENOSPC: _NO_SPACE,
+    getattr(errno, "EDQUOT", errno.ENOSPC): _NO_SPACE,  # no EDQUOT on Windows
+}
+
+
+def storage_hint(exc: OSError) -> str:
+    """What to do about ``exc``, an OS error writing the state directory, chosen by its errno
+    (a read-only file system needs another folder, not free space)."""
+    return _HINTS.get(
+        exc.errno or 0,
+        "check that the state directory is writable and its disk has space, or set "
+        "SKILLOPT_SLEEP_HOME to a writable folder",
+    )
+
+
+def storage_error(doing: str, path: Path, exc: OSError, *, also: str = "") -> StorageError:
+    """``exc`` as the StorageError the user sees: what could not be done to ``path`` (and to
+    which file, when the OS names another one, such as a parent it could not create), the OS
+    reason, and the :func:`storage_hint` (``also``: what to add, e.g. live files are untouched)."""
+    where = str(path)
+    named = Path(os.fsdecode(exc.filename)) if exc.filename else path
+    if named != path and named.parent != path.parent:  # not its temporary sibling
+        where += f" ({named})"
+    hint = storage_hint(exc) + (f"; {also}" if also else "")
+    return StorageError(f"cannot {doing} {where}: {exc.strerror or exc}", hint=hint)
+
+
 def make_private_dir(path: Path) -> Path:
     """Create ``path`` (and parents) readable by the user only (:func:`paths.private_dir`);
     a failure is a StorageError that says what to do."""
     try:
         return private_dir(path)
     except OSError as exc:
-        raise StorageError(
-            f"cannot create the state directory {path}: {exc.strerror or exc}",
-            hint="free some disk space or point SKILLOPT_SLEEP_HOME at a writable directory",
-        ) from None
+        raise storage_error("create the state directory", path, exc) from None
+
+
+def make_private_file(path: Path) -> Path:
+    """:func:`paths.private_file`, a failure being a StorageError that says what to do."""
+    try:
+        return private_file(path)
+    except OSError as exc:
+        raise storage_error("write to the state file", path, exc) from None
 
 
 def write_private(path: Path, data: bytes | str) -> None:
@@ -62,10 +114,7 @@ def write_private(path: Path, data: bytes | str) -> None:
         # atomic_write_bytes already wraps the OS error (with --out-root advice for training
         # runs): say it once, with the engine's advice
         cause = exc.__cause__ if isinstance(exc.__cause__, OSError) else exc
-        raise StorageError(
-            f"cannot write {path}: {cause.strerror or cause}",
-            hint="free some disk space or fix the directory's permissions; live files are untouched",
-        ) from None
+        raise storage_error("write", path, cause, also="live files are untouched") from None
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -92,7 +141,7 @@ def append_line(path: Path, record: dict[str, Any]) -> None:
         finally:
             os.close(fd)
     except OSError as exc:
-        raise StorageError(f"cannot append to {path}: {exc.strerror or exc}") from None
+        raise storage_error("append to", path, exc) from None
 
 
 def _cut_torn_line(fd: int) -> None:
@@ -150,7 +199,7 @@ class ProjectState:
     def ensure(self) -> ProjectState:
         make_private_dir(self.root)
         for database in (self.index_path, self.archive_path):  # SQLite would use the umask
-            private_file(database)
+            make_private_file(database)
         marker = self.root / "project.json"
         recorded = read_json(marker)
         if recorded is None:

@@ -287,11 +287,15 @@ def build_server(
         format: Literal["md", "json"] = "md",
     ) -> ReportView:
         """A staged proposal's report: what changed, the held-out scores, accepted and rejected
-        edits."""
-        from skillopt_sleep.engine import report_path
+        edits, as staged. Without a proposal id it is the latest proposal, which may be an
+        older night's: `state` says whether it is still pending (the text, written at staging,
+        always says to adopt or reject it), and `note` (also the text's first line) which
+        proposal it is and what the latest night did if it staged nothing. Tell the user the note
+        first."""
+        from skillopt_sleep.engine import read_report
 
-        path = report_path(project_of(project, roots), proposal, format)
-        return ReportView(path.parent.name, str(path), format, path.read_text(encoding="utf-8"))
+        shown = read_report(project_of(project, roots), proposal, format)
+        return ReportView(shown.proposal, shown.state, shown.note, shown.path, format, shown.text)
 
     @tool(CHANGES_LIVE)
     def adopt(roots: Roots, project: Project = None, proposal: ProposalId = None) -> AdoptResult:
@@ -339,10 +343,10 @@ def build_server(
         "A staged proposal's report (markdown); proposal 'latest' is the newest.",
     )
     def report_resource(proposal: str) -> str:
-        from skillopt_sleep.engine import report_path
+        from skillopt_sleep.engine import read_report
 
         chosen = None if proposal == "latest" else proposal
-        return report_path(resource_project(), chosen, "md").read_text(encoding="utf-8")
+        return read_report(resource_project(), chosen, "md").text
 
     @resource(
         "skillopt-sleep://skill/{name}",

@@ -39,7 +39,13 @@ class MineView:
 
 @dataclass(frozen=True)
 class ReportView:
+    """A staged report: ``text`` is the file as staged (as the report resource gives it);
+    ``note`` says which proposal it is, its ``state`` now, and what the latest night did if it
+    staged nothing (:func:`skillopt_sleep.engine.read_report`)."""
+
     proposal: str
+    state: str  # pending, adopted, rejected, rolled back, superseded: now, not when staged
+    note: str
     path: str
     format: str
     text: str

@@ -29,7 +29,7 @@ from skillopt_sleep.stage import _text as t
 if TYPE_CHECKING:
     from skillopt_sleep.engine.records import EditView, NightReport
 
-__all__ = ["render_html", "render_markdown"]
+__all__ = ["render_html", "render_markdown", "with_note"]
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>&|#~!])")
 
@@ -37,6 +37,18 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>&|#~!])")
 def render_html(report: NightReport, diff: str) -> str:
     """A self-contained HTML page: inline CSS and SVG, no scripts, no network assets."""
     return displayable(_html.render(report, diff))
+
+
+def with_note(text: str, kind: str, note: str) -> str:
+    """A staged Markdown or HTML report with ``note`` (one line, escaped) first: in HTML at the
+    top of the page's main part, so the page stays one well-formed document."""
+    if kind == "html":
+        import html
+
+        banner = f'<p class="note"><strong>{html.escape(displayable(note))}</strong></p>'
+        head, found, rest = text.partition("<main>")
+        return f"{head}<main>{banner}{rest}" if found else f"{banner}\n{text}"
+    return f"{_md(displayable(note))}\n\n{text}"
 
 
 def _md(text: object) -> str:
