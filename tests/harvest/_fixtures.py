@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import stat
 from pathlib import Path
+from typing import Any
 
 # genuine transcripts written by the real harness CLIs (copied from the team's shared fixtures)
 FIXTURES = Path(__file__).resolve().parents[1] / "data" / "transcripts"
@@ -32,3 +34,19 @@ def claude_file(homes: dict[str, Path], session_id: str) -> Path:
 
 def codex_file(homes: dict[str, Path], session_id: str) -> Path:
     return next(homes["codex"].glob(f"sessions/*/*/*/rollout-*-{session_id}.jsonl"))
+
+
+def write_claude_session(home: Path, turns: list[tuple[str, Any]], session_id: str = "s1") -> None:
+    """A Claude Code session of ``WEBAPP`` under ``home``: one record per (role, content) turn,
+    a minute apart, shaped like the genuine ones."""
+    from skillopt_sleep.harvest.claude import slug
+
+    folder = home / "projects" / slug(WEBAPP)
+    folder.mkdir(parents=True, exist_ok=True)
+    base = {"sessionId": session_id, "cwd": WEBAPP, "gitBranch": "main"}
+    records = [
+        {**base, "type": role, "uuid": f"{role[0]}{n}", "timestamp": f"2026-11-20T10:{n:02d}:00Z",
+         "message": {"role": role, "content": content}}
+        for n, (role, content) in enumerate(turns)
+    ]  # fmt: skip
+    (folder / f"{session_id}.jsonl").write_text("\n".join(json.dumps(r) for r in records) + "\n")

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from harvest._fixtures import PLANTED_KEY, WEBAPP
+from harvest._fixtures import PLANTED_KEY, WEBAPP, write_claude_session
 from skillopt_sleep.harvest import harvest
 from skillopt_sleep.harvest._events import PROMPT_CHARS, PROMPT_TAIL_CHARS, FileState, seal
-from skillopt_sleep.harvest.claude import slug
 from skillopt_sleep.mine.masking import mask
 
 LOG = "\n".join(
@@ -69,16 +67,7 @@ def test_the_cut_marker_is_masked_out_for_mining() -> None:
 
 def test_a_harvested_long_prompt_keeps_its_question(tmp_path: Path) -> None:
     home = tmp_path / ".claude"
-    folder = home / "projects" / slug(WEBAPP)
-    folder.mkdir(parents=True)
-    base = {"sessionId": "s1", "cwd": WEBAPP, "gitBranch": "main"}
-    records = [
-        {**base, "type": "user", "uuid": "u1", "timestamp": "2026-11-20T10:00:00Z",
-         "message": {"role": "user", "content": PROMPT}},
-        {**base, "type": "assistant", "uuid": "a1", "timestamp": "2026-11-20T10:00:05Z",
-         "message": {"role": "assistant", "content": "done"}},
-    ]  # fmt: skip
-    (folder / "s1.jsonl").write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    write_claude_session(home, [("user", PROMPT), ("assistant", "done")])
     found = harvest(WEBAPP, ("claude",), None, ":memory:", homes={"claude": home})
     (session,) = found.sessions
     prompt = session.turns[0].text

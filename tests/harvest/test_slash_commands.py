@@ -6,14 +6,12 @@ user's own `/skillopt-sleep` invocations became a recurring "task" with that mar
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from mine._sessions import session
 
-from harvest._fixtures import WEBAPP
+from harvest._fixtures import WEBAPP, write_claude_session
 from skillopt_sleep.harvest import harvest
-from skillopt_sleep.harvest.claude import slug
 from skillopt_sleep.mine.candidates import extract_candidates
 
 WRAPPED = (
@@ -24,19 +22,8 @@ WRAPPED = (
 
 def test_a_slash_command_is_harvested_as_typed(tmp_path: Path) -> None:
     home = tmp_path / ".claude"
-    folder = home / "projects" / slug(WEBAPP)
-    folder.mkdir(parents=True)
-    base = {"sessionId": "s1", "cwd": WEBAPP, "gitBranch": "main"}
-    records = [
-        {**base, "type": "user", "uuid": "u1", "timestamp": "2026-11-20T10:00:00Z",
-         "message": {"role": "user", "content": WRAPPED}},
-        {**base, "type": "assistant", "uuid": "a1", "timestamp": "2026-11-20T10:00:05Z",
-         "message": {"role": "assistant", "content": "No nights yet."}},
-        {**base, "type": "user", "uuid": "u2", "timestamp": "2026-11-20T10:01:00Z",
-         "message": {"role": "user", "content": [{"type": "text", "text": WRAPPED.replace(
-             "status", "run")}]}},
-    ]  # fmt: skip
-    (folder / "s1.jsonl").write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    run = [{"type": "text", "text": WRAPPED.replace("status", "run")}]
+    write_claude_session(home, [("user", WRAPPED), ("assistant", "No nights yet."), ("user", run)])
     (found,) = harvest(WEBAPP, ("claude",), None, ":memory:", homes={"claude": home}).sessions
     users = [t.text for t in found.turns if t.role == "user"]
     assert users == ["/skillopt-sleep status", "/skillopt-sleep run"]
