@@ -40,8 +40,15 @@ class TargetRun:
     result: Consolidation
 
 
-def _night_id(now: datetime) -> str:
-    return now.strftime("%Y%m%d-%H%M%S")
+def _night_id(now: datetime, state: ProjectState) -> str:
+    """The night's id from its start time; a second night started within the same second gets
+    ``-2``, ``-3``... (ids still sort in start order), never the first one's folders."""
+    base = candidate = now.strftime("%Y%m%d-%H%M%S")
+    number = 1
+    while state.night_dir(candidate).exists() or (state.root / "staging" / candidate).exists():
+        number += 1
+        candidate = f"{base}-{number}"
+    return candidate
 
 
 def _budget(config: SleepConfig) -> Budget:
@@ -208,7 +215,7 @@ class _Night:
     ) -> None:
         self.state, self.config, self.dry_run = state, config, dry_run
         self.tick, self.home, self.started = progress, home, started
-        self.night_id = _night_id(started)
+        self.night_id = _night_id(started, state)
         self.timings: dict[str, float] = {}
         self.recovered: list[str] = []  # what undoing an interrupted adopt did, said in the report
         self.notes: list[str] = []  # skill files left out for where they link to, said as well

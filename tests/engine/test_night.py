@@ -172,3 +172,19 @@ def test_each_change_names_its_staged_file(world: World) -> None:
     staged = Path(report.proposal_dir) / change.staged_file
     assert change.staged_file.startswith("files/")
     assert hashlib.sha256(staged.read_bytes()).hexdigest() == change.proposed_sha256
+
+
+def test_two_nights_in_one_second_keep_their_own_folders(world: World) -> None:
+    """Night ids were the start second: a second night within it wrote into the first one's
+    folders (its report.json, its staged proposal)."""
+    from datetime import datetime, timezone
+
+    moment = datetime(2026, 11, 27, 3, 17, 0, tzinfo=timezone.utc)
+    config = load_config(world.webapp, world.overrides())
+    first = run_night(world.webapp, config, home=world.home, now=moment)
+    second = run_night(world.webapp, config, home=world.home, now=moment)
+    assert first.night_id == "20261127-031700" and second.night_id == "20261127-031700-2"
+    state = ProjectState(world.webapp)
+    first_report = json.loads((state.night_dir(first.night_id) / "report.json").read_text())
+    assert first_report["outcome"] == first.outcome
+    assert state.night_dir(second.night_id).is_dir()
