@@ -38,7 +38,10 @@ INSTRUCTIONS = (
     "poll `night_status` until it is finished. A run only stages a proposal; show the user "
     "`report`, and call `adopt` only when the user explicitly asks for it (`reject` declines, "
     "`rollback` undoes an adopt). Pass `project`, the absolute path of the user's repository, "
-    "unless the client declares it as a workspace root."
+    "unless the client declares it as a workspace root. A night runs inside this server: it "
+    "stops if the session ends before `night_status` says it finished, so for long nights "
+    "suggest `skillopt-sleep schedule` instead. Where a result says to run `skillopt-sleep X`, "
+    "use the matching tool (X with - as _), not a shell."
 )
 
 
