@@ -4,7 +4,8 @@ A request or an edit can hold bytes that act on whoever reads them rather than b
 ESC starts a terminal escape sequence (retitle the window, rewrite the screen), a bidi override
 (U+202E and friends, "Trojan Source") shows text in another order than it is stored, a NUL cuts a
 line in some viewers. Reports and terminal output show each as ``\\u202e`` / ``\\x1b`` instead.
-Tabs and newlines stay; so do joiners (U+200D builds emoji).
+Tabs and newlines stay; so do joiners (U+200D builds emoji). Text the engine writes into a user's
+file (a skill's frontmatter) drops them instead (:func:`stripped`), with what YAML forbids too.
 """
 
 from __future__ import annotations
@@ -21,3 +22,12 @@ _VISIBLE = {
 def displayable(text: str) -> str:
     """``text`` with control and bidi-format characters shown as escapes (see the module doc)."""
     return text.translate(_VISIBLE)
+
+
+# and what a YAML or JSON reader refuses: lone surrogates, the byte-order mark, the non-characters
+_DROPPED = dict.fromkeys([*_CONTROLS, *_FORMAT, *range(0xD800, 0xE000), 0xFEFF, 0xFFFE, 0xFFFF])
+
+
+def stripped(text: str) -> str:
+    """``text`` without the characters :func:`displayable` escapes (and those YAML forbids)."""
+    return text.translate(_DROPPED)

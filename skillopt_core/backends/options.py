@@ -82,3 +82,17 @@ def check_options(options: Mapping[str, Any], backends: Mapping[str, str]) -> No
     for role, table in own.items():
         if role in backends:
             _check_keys(table, [backends[role]], f"{role} option")
+
+
+def seconds(value: object, key: str, default: float) -> float:
+    """A positive number of seconds from option ``key`` (text from ``--option`` or a config
+    value); ``default`` when it is not given."""
+    if value is None or value == "":
+        return default
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise UsageError(f"option {key}={value!r} must be a number of seconds") from None
+    if not number > 0:
+        raise UsageError(f"option {key} must be a positive number of seconds, not {value!r}")
+    return number

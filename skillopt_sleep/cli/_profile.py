@@ -105,11 +105,15 @@ def overrides(**flags: Any) -> dict[str, Any]:
     return out
 
 
-def joined_sources(given: list[str] | str | None) -> str | None:
-    """``--source`` as given (repeated, comma lists, or both) as one comma list; None when not
-    given. ``all`` stands for every harness."""
+def source_names(given: list[str] | str | None) -> list[str]:
+    """``--source`` as given (repeated, comma lists, or both) as a list of names."""
     parts = [given] if isinstance(given, str) else list(given or ())
-    names = [name.strip() for part in parts for name in part.split(",") if name.strip()]
+    return [name.strip() for part in parts for name in part.split(",") if name.strip()]
+
+
+def joined_sources(given: list[str] | str | None) -> str | None:
+    """``--source`` as one comma list; None when not given. ``all`` stands for every harness."""
+    names = source_names(given)
     if not names:
         return None
     return "claude,codex,copilot" if "all" in names else ",".join(dict.fromkeys(names))

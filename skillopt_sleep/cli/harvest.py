@@ -95,7 +95,9 @@ def harvest_command(
 def _check(source: list[str], since: str | None) -> list[str]:
     """The checks made before anything is read (``typer.BadParameter``: a usage error); the
     sources, comma lists split (``--source claude,codex``, as `run` takes them)."""
-    names = [name.strip() for given in source for name in given.split(",") if name.strip()]
+    from skillopt_sleep.cli._profile import source_names
+
+    names = source_names(source)
     unknown = [s for s in names if s not in SOURCE_CHOICES]
     if unknown or not names:
         raise typer.BadParameter(

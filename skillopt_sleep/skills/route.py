@@ -18,15 +18,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from skillopt_sleep._display import stripped
 from skillopt_sleep.skills.discover import SkillFile
 
 MANAGED_NAME = "skillopt-learned"
 MANAGED_ROOTS = {"claude": ".claude/skills", "codex": ".agents/skills", "copilot": ".github/skills"}
 DESCRIPTION_LIMIT = 1024
-_UNSAFE = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069"
-    "\ud800-\udfff\ufeff\ufffe\uffff]"
-)
 _WORD = re.compile(r"[a-z][a-z0-9]+")
 _STOP = frozenset(
     [
@@ -82,9 +79,7 @@ def managed_target(project: Path, sources: Sequence[str], directory: str = "") -
 
 def managed_skill_text(family_intents: Sequence[str]) -> str:
     """A new managed skill: frontmatter whose description says when the agent should load it."""
-    topics = "; ".join(
-        dict.fromkeys(" ".join(_UNSAFE.sub("", t).split())[:80] for t in family_intents)
-    )
+    topics = "; ".join(dict.fromkeys(" ".join(stripped(t).split())[:80] for t in family_intents))
     description = (
         "Procedures learned overnight by SkillOpt-Sleep from this project's recurring requests. "
         f"Use when the request resembles: {topics}"

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from skillopt_core.backends._protocol import BackendUnavailable, CompletionRequest
+from skillopt_core.backends.options import seconds
 from skillopt_core.errors import UsageError
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -62,15 +63,7 @@ def text_option(options: Mapping[str, Any], key: str, env: str | None = None) ->
 
 def timeout_option(options: Mapping[str, Any], key: str = "timeout", default: float = 0.0) -> float:
     """``timeout`` bounds each read of a reply; ``deadline`` the whole reply (see ``_guard``)."""
-    value = options.get(key)
-    fallback = default or DEFAULT_TIMEOUT_S
-    try:
-        seconds = fallback if value in (None, "") else float(value)
-    except (TypeError, ValueError):
-        raise UsageError(f"option {key}={value!r} must be a number of seconds") from None
-    if not seconds > 0:
-        raise UsageError(f"option {key} must be a positive number of seconds")
-    return seconds
+    return seconds(options.get(key), key, default or DEFAULT_TIMEOUT_S)
 
 
 def deadline_option(options: Mapping[str, Any], timeout_s: float) -> float:

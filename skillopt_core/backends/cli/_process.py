@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from skillopt_core.backends._protocol import BackendError, BackendUnavailable
+from skillopt_core.backends.options import seconds
 from skillopt_core.backends.retry import TransientError
 from skillopt_core.errors import UsageError
 from skillopt_core.redaction import redact
@@ -74,19 +75,6 @@ class CliOptions:
             env={str(k): str(v) for k, v in dict(options.get("env") or {}).items()},
             health_prompt=flag(options.get("health_prompt"), default=False),
         )
-
-
-def seconds(value: object, key: str, default: float) -> float:
-    """A positive number of seconds from an option (text from ``--option`` or a config value)."""
-    if value is None or value == "":
-        return default
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise UsageError(f"option {key}={value!r} must be a number of seconds") from None
-    if not number > 0:
-        raise UsageError(f"option {key} must be a positive number of seconds, not {value!r}")
-    return number
 
 
 def flag(value: object, *, default: bool) -> bool:
