@@ -286,7 +286,7 @@ def stage_report(
 ) -> NightReport:
     from skillopt_sleep.jsonable import dumps
     from skillopt_sleep.stage.proposal import FileChange, stage, staged_name, unified_diff
-    from skillopt_sleep.stage.report import render_html, render_markdown
+    from skillopt_sleep.stage.report import render_families, render_html, render_markdown
 
     changed = {c.path for c in report.changes}
     files = [
@@ -305,9 +305,11 @@ def stage_report(
         changes=tuple(replace(c, staged_file=names[c.path]) for c in report.changes),
     )
     diff = unified_diff(files)
+    # report.md and report.html are cut to size; families.md, report.json and diff.patch are whole
     reports = {
         "report.md": render_markdown(staged, diff),
         "report.html": render_html(staged, diff),
+        "families.md": render_families(staged),
         "report.json": dumps(staged, indent=2, ascii_only=True) + "\n",
     }
     stage(state, report.night_id, files, reports)

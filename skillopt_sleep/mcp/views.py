@@ -39,9 +39,13 @@ class MineView:
 
 @dataclass(frozen=True)
 class ReportView:
-    """A staged report: ``text`` is the file as staged (as the report resource gives it);
-    ``note`` says which proposal it is, its ``state`` now, and what the latest night did if it
-    staged nothing (:func:`skillopt_sleep.engine.read_report`)."""
+    """A staged report: ``text`` is the file as staged (as the report resource and the CLI's
+    ``report`` give it); ``note`` says which proposal it is, its ``state`` now, and what the
+    latest night did if it staged nothing (:func:`skillopt_sleep.engine.read_report`).
+
+    The Markdown opens with the decision and is cut to size however many families the night
+    mined (:mod:`skillopt_sleep.stage._bounds`: under 16 KB for 500), naming the staged files
+    that hold what it cuts; ``format="json"`` is every record, unbounded."""
 
     proposal: str
     state: str  # pending, adopted, rejected, rolled back, superseded: now, not when staged

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import TYPE_CHECKING
 
+from skillopt_sleep.stage import _bounds as b
 from skillopt_sleep.stage import _text as t
 from skillopt_sleep.stage._figures import charts_section
 from skillopt_sleep.stage._style import CSS
@@ -124,9 +125,16 @@ def _validation(changes: Sequence[SkillChange]) -> str:
 
 
 def _family(family: FamilyView) -> str:
+    """A family's card, cut as the Markdown cuts it (:mod:`._bounds`)."""
     new = f", {family.new_tonight} new tonight" if family.new_tonight else ""
-    examples = "".join(f"<li><q>{_e(t.one_line(x))}</q></li>" for x in family.examples)
-    checks = "".join(f"<li><code>{_e(c)}</code></li>" for c in family.checks)
+    examples = "".join(
+        f"<li><q>{_e(t.one_line(x, b.CARD_CHARS))}</q></li>"
+        for x in family.examples[: b.CARD_EXAMPLES]
+    )
+    checks = "".join(
+        f"<li><code>{_e(t.one_line(c, b.CARD_CHARS))}</code></li>"
+        for c in family.checks[: b.CARD_CHECKS]
+    )
     outcomes = " · ".join(f"{_e(k)} {_e(v)}" for k, v in sorted(family.outcomes.items()))
     return (
         f'<article class="card family"><h3><code>{_e(family.id)}</code> '
@@ -142,9 +150,15 @@ def _family(family: FamilyView) -> str:
     )
 
 
-def _families(families: Sequence[FamilyView]) -> str:
-    body = "".join(_family(f) for f in families) or "<p>No recurring task families tonight.</p>"
-    return f'<section id="families"><h2>Families tonight ({len(families)})</h2>{body}</section>'
+def _families(report: NightReport) -> str:
+    head = f'<section id="families"><h2>Families tonight ({len(report.families)})</h2>'
+    if not report.families:
+        return f"{head}<p>No recurring task families tonight.</p></section>"
+    families = b.split_families(report)
+    cards = "".join(_family(f) for f in families.featured)
+    rest = f"<p><b>{_e(t.more_families(families.rest))}</b></p>" if families.rest else ""
+    where = f"{_e(t.ALL_FAMILIES)} <code>{_e(b.beside(report, b.FAMILIES_FILE))}</code>."
+    return f'{head}{cards}{rest}<p class="muted">{where}</p></section>'
 
 
 def _edit(edit: EditView) -> str:
@@ -165,19 +179,33 @@ def _edit(edit: EditView) -> str:
     )
 
 
-def _edits(report: NightReport) -> str:
-    parts = ['<section id="edits"><h2>Edits</h2>']
-    for title, group, none in (
-        ("Accepted", report.accepted, "No edit was accepted tonight."),
-        ("Rejected", report.rejected, "No edit was rejected tonight."),
-    ):
-        parts.append(f"<h3>{title} ({len(group)})</h3>")
-        parts.append("".join(_edit(e) for e in group) or f'<p class="muted">{none}</p>')
-    parts.append(
+def _muted(text: str) -> str:
+    return f'<p class="muted">{_e(text)}</p>'
+
+
+def _accepted(report: NightReport) -> str:
+    accepted = report.accepted
+    cards = "".join(_edit(e) for e in accepted)
+    return (
+        f'<section id="edits"><h2>Accepted edits ({len(accepted)})</h2>'
+        f"{cards or _muted('No edit was accepted tonight.')}"
         '<p class="muted">Deltas are the gate metric: candidate minus current skill on the '
-        "gate's tasks. Rejected edits are remembered and not proposed again.</p></section>"
+        "gate's tasks.</p></section>"
     )
-    return "".join(parts)
+
+
+def _rejected(report: NightReport) -> str:
+    shown, total = b.rejected_edits(report), len(report.rejected)
+    cards = "".join(_edit(e) for e in shown)
+    cut = ""
+    if total > len(shown):
+        where = _e(b.beside(report, b.JSON_FILE))
+        cut = f"<p>{_e(t.rejected_cut(total - len(shown)))} <code>{where}</code>.</p>"
+    return (
+        f'<section id="rejected"><h2>Rejected edits ({total})</h2>'
+        f"{cards or _muted('No edit was rejected tonight.')}{cut}"
+        '<p class="muted">Rejected edits are remembered and not proposed again.</p></section>'
+    )
 
 
 def _usage(report: NightReport) -> str:
@@ -221,24 +249,33 @@ def _diff_line(line: str) -> str:
     return f'<span class="{css}">{_e(line) or " "}</span>'
 
 
-def _diff(diff: str) -> str:
+def _diff(diff: str, whole: str = b.DIFF_FILE) -> str:
+    """The diff's head (:func:`._bounds.diff_head`) and, when cut, where the ``whole`` is."""
     if not diff.strip():
         return (
             '<section id="diff"><h2>Diff</h2><p>No file changes were staged tonight.</p></section>'
         )
-    lines = "".join(_diff_line(line) for line in diff.rstrip("\n").split("\n"))  # as patch reads
-    return f'<section id="diff"><h2>Diff</h2><pre class="diff"><code>{lines}</code></pre></section>'
+    head = b.diff_head(diff)
+    lines = "".join(_diff_line(line) for line in head.text.rstrip("\n").split("\n"))
+    cut = ""
+    if head.omitted:
+        cut = f"<p>{_e(t.diff_cut(head.omitted))} <code>{_e(whole)}</code>.</p>"
+    return (
+        f'<section id="diff"><h2>Diff</h2><pre class="diff"><code>{lines}</code></pre>'
+        f"{cut}</section>"
+    )
 
 
 _NAV = (
     ("decision", "Decision"),
     ("held-out", "Held-out"),
     ("validation", "Validation"),
+    ("edits", "Accepted"),
+    ("diff", "Diff"),
+    ("rejected", "Rejected"),
     ("charts", "Charts"),
     ("families", "Families"),
-    ("edits", "Edits"),
     ("usage", "Cost"),
-    ("diff", "Diff"),
 )
 
 
@@ -249,11 +286,12 @@ def render(report: NightReport, diff: str) -> str:
             _header(report),
             _held_out(report),
             _validation(report.changes),
+            _accepted(report),
+            _diff(diff, b.beside(report, b.DIFF_FILE)),
+            _rejected(report),
             charts_section(report),
-            _families(report.families),
-            _edits(report),
+            _families(report),
             _usage(report),
-            _diff(diff),
         ]
     )
     return (

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -16,7 +17,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from skillopt_sleep.engine.records import HeldOut, NightReport, SkillChange
+    from skillopt_sleep.engine.records import FamilyView, HeldOut, NightReport, SkillChange
 
 TRAIN_GATE_NOTE = (
     "gated on training tasks: too few validation tasks existed, so this score is optimistic"
@@ -75,7 +76,7 @@ def usd(value: float) -> str:
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n} {word if n == 1 else (many or word + 's')}"
+    return f"{count(n)} {word if n == 1 else (many or word + 's')}"
 
 
 def one_line(text: str, limit: int = 400) -> str:
@@ -112,6 +113,34 @@ def ran(started: str, finished: str) -> str:
     minutes, rest = divmod(seconds, 60)
     took = f"{minutes} min {rest} s" if minutes else f"{rest} s"
     return f"{text}, took {took}"
+
+
+def size_counts(sizes: Sequence[int], groups: int = 8) -> str:
+    """Family sizes, largest first, equal ones counted: "13, 12 ×40, 2 ×300"; past ``groups``
+    distinct sizes the middle is cut ("…") so the line stays short whatever the night."""
+    counted = sorted(Counter(sizes).items(), reverse=True)
+    parts = [f"{size} ×{n}" if n > 1 else str(size) for size, n in counted]
+    return ", ".join([*parts[: groups - 2], "…", parts[-1]] if len(parts) > groups else parts)
+
+
+def more_families(rest: Sequence[FamilyView]) -> str:
+    """The families a report shows no card for, in one line."""
+    requests = sum(f.size for f in rest)
+    return (
+        f"{plural(len(rest), 'more family', 'more families')} with "
+        f"{plural(requests, 'request')} (sizes {size_counts([f.size for f in rest])})."
+    )
+
+
+ALL_FAMILIES = "Every family, with all its example requests and checks, is in"
+
+
+def diff_cut(omitted: int) -> str:
+    return f"… {plural(omitted, 'more line')} not shown; the whole diff is in"
+
+
+def rejected_cut(omitted: int) -> str:
+    return f"{plural(omitted, 'more rejected edit')} not shown; every edit is in"
 
 
 def gate_note(change: SkillChange) -> str:

@@ -4,7 +4,10 @@
         manifest.json   state, and for each live file: its path, the sha256 it was made from
         files/NN-<name> the proposed content of each live file (and .base: what it was made from)
         diff.patch      unified diff, live -> proposed
-        report.md / report.json / report.html
+        report.md       the report, decision first, cut to size (see stage/_bounds.py)
+        report.html     the same report as one self-contained page
+        families.md     every family in full, as the report cuts them
+        report.json     every record of the night
 
 The directory is built under a temporary name and renamed into place, so a killed night leaves
 no half-staged proposal (only a ``.tmp-*`` directory that is ignored and cleaned up).

@@ -1,14 +1,18 @@
 """A night's report for the user who decides whether to adopt it: Markdown and HTML.
 
-    from skillopt_sleep.stage.report import render_markdown, render_html
+    from skillopt_sleep.stage.report import render_markdown, render_html, render_families
 
 Both take the :class:`~skillopt_sleep.engine.records.NightReport` (``report.json`` is that
-record as JSON) and the proposal's unified diff, and say the same things in the same order:
-what to decide; the held-out verdict with its paired bootstrap interval; the validation gate per
-changed file (saying plainly when it had to use training tasks); charts (HTML) or tables
+record as JSON) and the proposal's unified diff, and say the same things in the same order,
+the decision first: what to decide; the held-out verdict with its paired bootstrap interval;
+the validation gate per changed file (saying plainly when it had to use training tasks); the
+accepted edits with their deltas; the diff; the rejected edits; charts (HTML) or tables
 (Markdown) of the score across tonight's steps and the held-out score across nights; the task
-families with example requests and how each is judged; the accepted and rejected edits with
-their deltas; calls, tokens and cost; the diff.
+families with example requests and how each is judged; calls, tokens and cost.
+
+A night can mine hundreds of families, and the Markdown is what an agent is handed whole, so the
+family cards, the rejected edits and the diff are cut to the sizes in :mod:`._bounds` and each
+cut names the staged file that has the whole; ``render_families`` writes ``families.md``.
 
 Requests, edits and paths are user- or model-written: the HTML escapes every one of them, and
 the Markdown escapes inline text and fences blocks with a fence longer than any backtick run in
@@ -18,20 +22,19 @@ bidi-format characters in them are shown as escapes (:mod:`skillopt_sleep._displ
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from skillopt_sleep._display import displayable
+from skillopt_sleep.stage import _bounds as b
 from skillopt_sleep.stage import _html
 from skillopt_sleep.stage import _text as t
+from skillopt_sleep.stage._markdown import code, fence, indent, inline, table
 
 if TYPE_CHECKING:
-    from skillopt_sleep.engine.records import EditView, NightReport
+    from skillopt_sleep.engine.records import EditView, FamilyView, NightReport
 
-__all__ = ["render_html", "render_markdown", "with_note"]
-
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>&|#~!])")
+__all__ = ["render_families", "render_html", "render_markdown", "with_note"]
 
 
 def render_html(report: NightReport, diff: str) -> str:
@@ -48,53 +51,24 @@ def with_note(text: str, kind: str, note: str) -> str:
         banner = f'<p class="note"><strong>{html.escape(displayable(note))}</strong></p>'
         head, found, rest = text.partition("<main>")
         return f"{head}<main>{banner}{rest}" if found else f"{banner}\n{text}"
-    return f"{_md(displayable(note))}\n\n{text}"
-
-
-def _md(text: object) -> str:
-    """Inline Markdown text: one line, every character that could start markup escaped."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
-
-
-def _code(text: object) -> str:
-    """An inline code span (one line) that no backtick inside ``text`` can end early."""
-    flat = " ".join(str(text).split())
-    longest = max((len(run) for run in re.findall(r"`+", flat)), default=0)
-    ticks = "`" * (longest + 1)
-    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
-    return f"{ticks}{pad}{flat}{pad}{ticks}"
-
-
-def _fence(text: str, info: str = "") -> str:
-    """A fenced block that no backtick run inside ``text`` can close early."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    body = text if text.endswith("\n") else text + "\n"
-    return f"{fence}{info}\n{body}{fence}"
-
-
-def _table(header: Iterable[str], rows: Iterable[Iterable[str]]) -> list[str]:
-    head = list(header)
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-    lines.extend("| " + " | ".join(row) + " |" for row in rows)
-    return lines
+    return f"{inline(displayable(note))}\n\n{text}"
 
 
 def _summary(report: NightReport) -> list[str]:
     mode = " (dry run)" if report.dry_run else ""
     return [
-        f"# SkillOpt-Sleep night {_md(report.night_id)}{mode}",
+        f"# SkillOpt-Sleep night {inline(report.night_id)}{mode}",
         "",
-        f"Project: {_code(report.project)}  ",
-        f"Ran: {_md(t.ran(report.started_at, report.finished_at))}  ",
+        f"Project: {code(report.project)}  ",
+        f"Ran: {inline(t.ran(report.started_at, report.finished_at))}  ",
         f"Read: {t.plural(report.sessions, 'session')}, {t.plural(report.requests, 'request')}, "
-        f"{t.plural(report.tasks, 'task')} · outcome: **{_md(report.outcome)}**",
+        f"{t.plural(report.tasks, 'task')} · outcome: **{inline(report.outcome)}**",
         "",
         "## What to decide",
         "",
-        _md(t.decision(report)).replace("\\`", "`"),  # our own command names, kept as code
+        inline(t.decision(report)).replace("\\`", "`"),  # our own command names, kept as code
         "",
-        *([_md(report.message), ""] if report.message else []),
+        *([inline(report.message), ""] if report.message else []),
     ]
 
 
@@ -102,7 +76,7 @@ def _held_out(report: NightReport) -> list[str]:
     held = report.held_out
     lines = ["## Held-out tasks", "", t.held_out_sentence(held), ""]
     if held is not None:
-        lines += _table(
+        lines += table(
             ["before", "after", "change", "95% interval", "tasks", "verdict"],
             [
                 [
@@ -116,16 +90,6 @@ def _held_out(report: NightReport) -> list[str]:
             ],
         )
         lines.append("")
-    points = t.night_points(report)
-    lines += ["### Held-out score across nights", ""]
-    if all(p.before is None and p.after is None for p in points):
-        lines += ["No held-out tasks yet.", ""]
-    else:
-        rows = [
-            [_md(p.night_id) + (" (tonight)" if p.tonight else ""), t.pct(p.before), t.pct(p.after)]
-            for p in points
-        ]
-        lines += [*_table(["night", "before", "after"], rows), ""]
     return lines
 
 
@@ -136,7 +100,7 @@ def _validation(report: NightReport) -> list[str]:
     lines += ["An edit is kept only if it strictly improves the score on these tasks.", ""]
     rows = []
     for c in report.changes:
-        name = _md(t.skill_label(c.path)) + (" (new file)" if c.created else "")
+        name = inline(t.skill_label(c.path)) + (" (new file)" if c.created else "")
         gate = f"**{t.gate_note(c)}**" if c.gate_split == "train" else t.gate_note(c)
         rows.append(
             [
@@ -149,14 +113,20 @@ def _validation(report: NightReport) -> list[str]:
                 gate,
             ]
         )
-    lines += [
-        *_table(["file", "kind", "before", "after", "change", "tasks", "gate"], rows),
+    return [
+        *lines,
+        *table(["file", "kind", "before", "after", "change", "tasks", "gate"], rows),
         "",
     ]
+
+
+def _trends(report: NightReport) -> list[str]:
+    """The score across tonight's steps per changed file, and the held-out score across nights."""
+    lines = ["## Scores across steps and nights", ""]
     for c in report.changes:
-        lines += [f"### Score across tonight's steps: {_md(t.skill_label(c.path))}", ""]
-        link = f", a link to {_code(c.target)} (adopt writes there)" if c.target else ""
-        lines.append(f"File: {_code(c.path)}{link}")
+        lines += [f"### Score across tonight's steps: {inline(t.skill_label(c.path))}", ""]
+        link = f", a link to {code(c.target)} (adopt writes there)" if c.target else ""
+        lines.append(f"File: {code(c.path)}{link}")
         lines.append("")
         steps = t.step_rows(c.steps)
         if not steps:
@@ -168,72 +138,119 @@ def _validation(report: NightReport) -> list[str]:
                 t.pct(r.train),
                 t.pct(r.current),
                 t.pct(r.candidate),
-                "accepted" if r.accepted else _md(r.decision or "rejected"),
+                "accepted" if r.accepted else inline(r.decision or "rejected"),
             ]
             for r in steps
         ]
         lines += [
-            *_table(["step", "training batch", "val current", "val candidate", "decision"], rows),
+            *table(["step", "training batch", "val current", "val candidate", "decision"], rows),
             "",
         ]
+    points = t.night_points(report)
+    lines += ["### Held-out score across nights", ""]
+    if all(p.before is None and p.after is None for p in points):
+        return [*lines, "No held-out tasks yet.", ""]
+    rows = [
+        [inline(p.night_id) + (" (tonight)" if p.tonight else ""), t.pct(p.before), t.pct(p.after)]
+        for p in points
+    ]
+    return [*lines, *table(["night", "before", "after"], rows), ""]
+
+
+def _family(f: FamilyView, *, full: bool) -> list[str]:
+    """A family's card: in ``families.md`` every example and check, in the report the first few,
+    each cut to :data:`._bounds.CARD_CHARS` characters (a card's size does not grow)."""
+    examples = f.examples if full else f.examples[: b.CARD_EXAMPLES]
+    checks = f.checks if full else f.checks[: b.CARD_CHECKS]
+    new = f", {f.new_tonight} new tonight" if f.new_tonight else ""
+    lines = [f"### {inline(f.id)} — {t.plural(f.size, 'request')}{new}", ""]
+    lines.append(f"- Routed to: {inline(t.skill_label(f.skill))}")
+    lines.append(f"- Judged by: {inline(f.judged_by or 'unknown')}")
+    if f.outcomes:
+        outcomes = ", ".join(f"{inline(k)} {inline(v)}" for k, v in sorted(f.outcomes.items()))
+        lines.append(f"- Outcomes: {outcomes}")
+    if checks:
+        lines.append(f"- Checks{_more(checks, f.checks)}:")
+        lines.extend(f"  - {code(c if full else t.one_line(c, b.CARD_CHARS))}" for c in checks)
+    if examples:
+        lines.append(f"- Example requests{_more(examples, f.examples)}:")
+        shown = (t.one_line(x) if full else t.one_line(x, b.CARD_CHARS) for x in examples)
+        lines.extend(f"  - {inline(x)}" for x in shown)
+    lines.append("")
     return lines
+
+
+def _more(shown: Sequence[str], every: Sequence[str]) -> str:
+    cut = len(every) - len(shown)
+    return f" ({cut} more in {b.FAMILIES_FILE})" if cut else ""
 
 
 def _families(report: NightReport) -> list[str]:
     lines = [f"## Families tonight ({len(report.families)})", ""]
     if not report.families:
         return [*lines, "No recurring task families tonight.", ""]
-    for f in report.families:
-        new = f", {f.new_tonight} new tonight" if f.new_tonight else ""
-        lines += [f"### {_md(f.id)} — {t.plural(f.size, 'request')}{new}", ""]
-        lines.append(f"- Routed to: {_md(t.skill_label(f.skill))}")
-        lines.append(f"- Judged by: {_md(f.judged_by or 'unknown')}")
-        if f.outcomes:
-            outcomes = ", ".join(f"{_md(k)} {_md(v)}" for k, v in sorted(f.outcomes.items()))
-            lines.append(f"- Outcomes: {outcomes}")
-        if f.checks:
-            lines.append("- Checks:")
-            lines.extend(f"  - {_code(c)}" for c in f.checks)
-        if f.examples:
-            lines.append("- Example requests:")
-            lines.extend(f"  - {_md(t.one_line(x))}" for x in f.examples)
-        lines.append("")
-    return lines
+    families = b.split_families(report)
+    for f in families.featured:
+        lines += _family(f, full=False)
+    if families.rest:
+        lines += [f"**{inline(t.more_families(families.rest))}**", ""]
+    where = code(b.beside(report, b.FAMILIES_FILE))
+    return [*lines, f"{inline(t.ALL_FAMILIES)} {where}.", ""]
 
 
 def _edit(number: int, edit: EditView) -> list[str]:
     flags = " · **harmful**" if edit.harmful else ""
     lines = [
-        f"{number}. **{_md(edit.op)}** in {_md(t.skill_label(edit.skill))} · step {edit.step} · "
-        f"{t.pts(edit.delta)}{flags}",
+        f"{number}. **{inline(edit.op)}** in {inline(t.skill_label(edit.skill))} · "
+        f"step {edit.step} · {t.pts(edit.delta)}{flags}",
         "",
     ]
     for label, text in (("Anchor", edit.anchor), ("Content", edit.content)):
         if text:
-            lines += [f"   {label}:", "", _indent(_fence(text, "text")), ""]
+            lines += [f"   {label}:", "", indent(fence(text, "text")), ""]
     if edit.rationale:
-        lines += [f"   Why: {_md(edit.rationale)}", ""]
+        lines += [f"   Why: {inline(edit.rationale)}", ""]
     return lines
 
 
-def _indent(block: str) -> str:
-    """Indent a fenced block under a numbered list item (so it stays inside the item)."""
-    return "\n".join("   " + line if line else line for line in block.split("\n"))
+def _edit_list(title: str, edits: Sequence[EditView], total: int) -> list[str]:
+    lines = [f"## {title} edits ({total})", ""]
+    if not total:
+        lines += [f"No edit was {title.lower()} tonight.", ""]
+    for number, edit in enumerate(edits, 1):
+        lines += _edit(number, edit)
+    return lines
 
 
-def _edits(report: NightReport) -> list[str]:
-    lines = ["## Edits", ""]
-    for title, group in (("Accepted", report.accepted), ("Rejected", report.rejected)):
-        lines += [f"### {title} ({len(group)})", ""]
-        if not group:
-            lines += [f"No edit was {title.lower()} tonight.", ""]
-        for number, edit in enumerate(group, 1):
-            lines += _edit(number, edit)
-    lines += [
-        "Deltas are the gate metric: candidate minus current skill on the gate's tasks. "
+def _accepted(report: NightReport) -> list[str]:
+    accepted = report.accepted
+    return [
+        *_edit_list("Accepted", accepted, len(accepted)),
+        "Deltas are the gate metric: candidate minus current skill on the gate's tasks.",
+        "",
+    ]
+
+
+def _rejected(report: NightReport) -> list[str]:
+    shown, total = b.rejected_edits(report), len(report.rejected)
+    lines = [
+        *_edit_list("Rejected", shown, total),
         "Rejected edits are remembered and not proposed again.",
         "",
     ]
+    if total > len(shown):
+        where = code(b.beside(report, b.JSON_FILE))
+        lines += [f"{inline(t.rejected_cut(total - len(shown)))} {where}.", ""]
+    return lines
+
+
+def _diff(diff: str, whole: str) -> list[str]:
+    if not diff.strip():
+        return ["## Diff", "", "No file changes were staged tonight.", ""]
+    head = b.diff_head(diff)
+    lines = ["## Diff", "", fence(head.text, "diff"), ""]
+    if head.omitted:
+        lines += [f"{inline(t.diff_cut(head.omitted))} {code(whole)}.", ""]
     return lines
 
 
@@ -242,7 +259,7 @@ def _usage(report: NightReport) -> list[str]:
     lines = [
         "## Calls, tokens and cost",
         "",
-        *_table(
+        *table(
             ["calls", "input tokens", "output tokens", "cost"],
             [
                 [
@@ -255,25 +272,44 @@ def _usage(report: NightReport) -> list[str]:
         ),
         "",
     ]
-    details = [f"- {_md(k)}: {float(v):.2f} s" for k, v in report.stage_seconds.items()]
-    details += [f"- {_md(role)} backend: {_md(spec)}" for role, spec in report.backends.items()]
+    details = [f"- {inline(k)}: {float(v):.2f} s" for k, v in report.stage_seconds.items()]
+    details += [
+        f"- {inline(role)} backend: {inline(spec)}" for role, spec in report.backends.items()
+    ]
     if report.embedder:
-        details.append(f"- embedder: {_md(report.embedder)}")
+        details.append(f"- embedder: {inline(report.embedder)}")
     return [*lines, *details, ""] if details else lines
 
 
 def render_markdown(report: NightReport, diff: str) -> str:
-    """The report as Markdown, for terminals (``skillopt-sleep report``) and code review."""
+    """The report as Markdown, for terminals (``skillopt-sleep report``), agents (the MCP
+    ``report`` tool) and code review: the decision and its evidence first, then what was
+    rejected, then the night's detail, cut to the sizes in :mod:`._bounds`."""
     lines = [
         *_summary(report),
         *_held_out(report),
         *_validation(report),
+        *_accepted(report),
+        *_diff(diff, b.beside(report, b.DIFF_FILE)),
+        *_rejected(report),
+        *_trends(report),
         *_families(report),
-        *_edits(report),
         *_usage(report),
-        "## Diff",
+    ]
+    return displayable("\n".join(lines))
+
+
+def render_families(report: NightReport) -> str:
+    """Every family of the night with all its examples and checks (``families.md``): the detail
+    the report cuts, in the report's order."""
+    lines = [
+        f"# Families of night {inline(report.night_id)} ({len(report.families)})",
         "",
-        _fence(diff, "diff") if diff.strip() else "No file changes were staged tonight.",
+        f"Project: {code(report.project)}",
         "",
     ]
+    if not report.families:
+        lines += ["No recurring task families tonight.", ""]
+    for f in b.ranked_families(report):
+        lines += _family(f, full=True)
     return displayable("\n".join(lines))

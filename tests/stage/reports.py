@@ -251,3 +251,45 @@ def hostile_night() -> NightReport:
         history=({"night_id": HOSTILE, "held_out_before": 0.2, "held_out_after": 0.3},),
         backends={"target": HOSTILE},
     )
+
+
+_REQUEST = (
+    "in the {area} package, {verb} so that the {thing} no longer breaks when the input is empty "
+    "or has trailing whitespace; keep the public API as it is, add a regression test next to the "
+    "existing ones in tests/{area}/, run the whole suite with `make test`, and summarise what "
+    "you changed and why in two or three sentences for the pull request description (request {n})"
+)
+_AREAS = ("billing", "auth", "search", "exports", "notifications", "admin", "reports")
+_VERBS = ("fix the parser", "refactor the loader", "harden the validator", "rewrite the cache")
+
+
+def many_families(n: int, *, base: NightReport | None = None) -> NightReport:
+    """``staged_night`` over ``n`` families whose cards are as long as real ones (three requests
+    of about 400 characters, three checks, outcomes): the size a busy project mines."""
+    night = base or staged_night()
+    families = tuple(
+        FamilyView(
+            id=f"{_AREAS[i % len(_AREAS)]}-{_VERBS[i % len(_VERBS)].split()[-1]}-{i:03d}",
+            size=2 + (i * 7) % 23,
+            examples=tuple(
+                _REQUEST.format(
+                    area=_AREAS[(i + k) % len(_AREAS)],
+                    verb=_VERBS[(i + k) % len(_VERBS)],
+                    thing=("config", "query", "payload")[k],
+                    n=f"{i}.{k}",
+                )
+                for k in range(3)
+            ),
+            judged_by=("checks", "rubric", "corrections")[i % 3],
+            checks=(
+                f"contains: tests/{_AREAS[i % len(_AREAS)]}/",
+                "regex: def test_\\w+_empty",
+                "not_contains: TODO",
+            ),
+            skill=(SKILL, MEMORY, "/home/dev/webapp/.claude/skills/other/SKILL.md")[i % 3],
+            new_tonight=i % 4,
+            outcomes={"corrected": i % 3, "failed": int(i % 5 == 0), "thanked": 1},
+        )
+        for i in range(n)
+    )
+    return replace(night, families=families, requests=sum(f.size for f in families))

@@ -23,7 +23,17 @@ from skillopt_sleep.stage._charts import Series, line_chart
 from skillopt_sleep.stage.report import render_html, render_markdown
 from tests.stage.reports import DIFF, HOSTILE, hostile_night, quiet_night, staged_night
 
-SECTIONS = ("decision", "held-out", "validation", "charts", "families", "edits", "usage", "diff")
+SECTIONS = (
+    "decision",
+    "held-out",
+    "validation",
+    "edits",
+    "diff",
+    "rejected",
+    "charts",
+    "families",
+    "usage",
+)
 
 
 class _Tags(HTMLParser):
@@ -259,23 +269,26 @@ def test_the_sample_reports_are_json_ready() -> None:
 # --- Markdown ----------------------------------------------------------------------------------
 
 
-def test_markdown_has_every_section_and_the_facts() -> None:
+def test_markdown_has_every_section_in_order_and_the_facts() -> None:
     text = render_markdown(staged_night(), DIFF)
-    for heading in (
+    at = []
+    for heading in (  # the decision and its evidence first, the night's detail after
         "# SkillOpt-Sleep night 20261123-031700",
         "## What to decide",
         "## Held-out tasks",
-        "### Held-out score across nights",
         "## Validation (the gate)",
-        "### Score across tonight's steps: release-notes/SKILL.md",
-        "## Families tonight (2)",
-        "## Edits",
-        "### Accepted (3)",
-        "### Rejected (2)",
-        "## Calls, tokens and cost",
+        "## Accepted edits (3)",
         "## Diff",
+        "## Rejected edits (2)",
+        "## Scores across steps and nights",
+        "### Score across tonight's steps: release-notes/SKILL.md",
+        "### Held-out score across nights",
+        "## Families tonight (2)",
+        "## Calls, tokens and cost",
     ):
         assert f"\n{heading}\n" in f"\n{text}", heading
+        at.append(f"\n{text}".index(f"\n{heading}\n"))
+    assert at == sorted(at)
     assert "`skillopt-sleep adopt 20261123-031700`" in text
     assert "**gated on training tasks: too few validation tasks existed" in text
     assert "+5 to +35 pts" in text and "**better**" in text
