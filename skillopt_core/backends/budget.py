@@ -4,6 +4,12 @@ Limits are checked *before* a call against what was spent plus what in-flight ca
 this call's upper-bound estimate, so concurrent calls can never jointly overshoot. The estimate
 bounds output by the request's ``max_tokens`` and input by a deliberately pessimistic
 characters-per-token ratio.
+
+The call budget counts requests: every attempt of a call, failed or not, is one call (a retry is
+held by :meth:`Ledger.retry` before it is sent, and ``CallRecord.attempts`` counts them). Tokens
+and cost count what successful replies reported (or an estimate when they reported none); a
+failed attempt adds none, since its reply's usage is not read: a 5xx, a timeout or a malformed
+body carries none, and a hostile server's figures would be made up.
 """
 
 from __future__ import annotations
@@ -74,6 +80,8 @@ def estimate_call(request: CompletionRequest, price: Price | None = None) -> Cal
 
 @dataclass(frozen=True)
 class Totals:
+    """Sums over call records; ``calls`` and ``failed_calls`` count attempts (requests sent)."""
+
     calls: int = 0
     failed_calls: int = 0
     input_tokens: int = 0
@@ -87,8 +95,8 @@ class Totals:
 
     def plus(self, record: CallRecord) -> Totals:
         return Totals(
-            calls=self.calls + 1,
-            failed_calls=self.failed_calls + (0 if record.ok else 1),
+            calls=self.calls + record.attempts,
+            failed_calls=self.failed_calls + record.attempts - (1 if record.ok else 0),
             input_tokens=self.input_tokens + record.input_tokens,
             output_tokens=self.output_tokens + record.output_tokens,
             cost_usd=self.cost_usd + record.cost_usd,
@@ -102,6 +110,14 @@ class Reservation:
 
     id: int
     estimate: CallEstimate
+
+
+@dataclass
+class _Hold:
+    """A reservation's share of the budget: its estimate and the attempts it has begun."""
+
+    estimate: CallEstimate
+    attempts: int = 1
 
 
 class Ledger:
@@ -121,20 +137,31 @@ class Ledger:
             self._totals = self._totals.plus(earlier)
         self.carried = self._totals
         """What the run had spent before this ledger was opened."""
-        self._in_flight: dict[int, CallEstimate] = {}
+        self._in_flight: dict[int, _Hold] = {}
         self._next_id = 0
 
     def reserve(self, estimate: CallEstimate, label: str = "call") -> Reservation:
         """Hold ``estimate`` for one call, or raise BudgetExceeded if it could break a limit."""
         with self._lock:
-            held = list(self._in_flight.values())
-            calls = self._totals.calls + len(held) + 1
-            tokens = self._totals.total_tokens + sum(e.total_tokens for e in held)
-            usd = self._totals.cost_usd + sum(e.cost_usd for e in held)
-            self._check(calls, tokens + estimate.total_tokens, usd + estimate.cost_usd, label)
+            self._check_next(estimate, label)
             self._next_id += 1
-            self._in_flight[self._next_id] = estimate
+            self._in_flight[self._next_id] = _Hold(estimate)
             return Reservation(self._next_id, estimate)
+
+    def retry(self, reservation: Reservation, label: str = "call") -> None:
+        """Hold one more attempt of an in-flight call, or raise BudgetExceeded: a retry is
+        another request, so it must fit the call budget like a new call (its tokens are held)."""
+        with self._lock:
+            self._check_next(CallEstimate(0, 0), label)
+            self._in_flight[reservation.id].attempts += 1
+
+    def _check_next(self, estimate: CallEstimate, label: str) -> None:
+        """Refuse one more attempt (needing ``estimate`` on top of what is held) past a limit."""
+        held = list(self._in_flight.values())
+        calls = self._totals.calls + sum(h.attempts for h in held) + 1
+        tokens = self._totals.total_tokens + sum(h.estimate.total_tokens for h in held)
+        usd = self._totals.cost_usd + sum(h.estimate.cost_usd for h in held)
+        self._check(calls, tokens + estimate.total_tokens, usd + estimate.cost_usd, label)
 
     def _check(self, calls: int, tokens: int, usd: float, label: str) -> None:
         b = self.budget

@@ -1,5 +1,9 @@
 """The wrapper every role backend runs inside: redact → reserve budget → pool slot → retries →
-account. Backends themselves stay simple: one attempt, errors translated to our types."""
+account. Backends themselves stay simple: one attempt, errors translated to our types.
+
+Every attempt is a request the server sees, so each retry is held against the call budget
+before it is made (:meth:`.budget.Ledger.retry`): a failing or hostile server cannot turn a
+budget of N calls into N times the retry count of requests."""
 
 from __future__ import annotations
 
@@ -13,12 +17,14 @@ from skillopt_core.backends._protocol import (
     Backend,
     BackendError,
     BackendUnavailable,
+    BudgetExceeded,
     Completion,
     CompletionRequest,
     Message,
     Usage,
 )
-from skillopt_core.backends.budget import CallRecord, Ledger, estimate_call
+from skillopt_core.backends.budget import CallRecord, Ledger, Reservation, estimate_call
+from skillopt_core.backends.options import deadline_seconds
 from skillopt_core.backends.pricing import FREE, Price
 from skillopt_core.backends.retry import RetryPolicy, RetryStats, TransientError, call_with_retries
 from skillopt_core.errors import UsageError
@@ -40,7 +46,8 @@ def _number(options: Mapping[str, Any], key: str, default: float) -> float:
 
 @dataclass(frozen=True)
 class CallPolicy:
-    """How calls to one backend are run: pool size and retry policy (from backend options)."""
+    """How calls to one backend are run: pool size and retry policy (from backend options; the
+    ``deadline`` a server's ``Retry-After`` must end within is the backend's own)."""
 
     concurrency: int = DEFAULT_CONCURRENCY
     retry: RetryPolicy = field(default_factory=RetryPolicy)
@@ -55,6 +62,7 @@ class CallPolicy:
             max_attempts=attempts,
             base_s=_number(options, "retry_base_s", RetryPolicy.base_s),
             cap_s=_number(options, "retry_cap_s", RetryPolicy.cap_s),
+            deadline_s=deadline_seconds(options),
         )
         return cls(concurrency=concurrency, retry=retry)
 
@@ -134,6 +142,7 @@ class ManagedBackend:
                 sleep=self._sleep,
                 stats=stats,
                 label=f"{self.name}:{self.model or 'default'}",
+                before_retry=lambda failed: self._hold_retry(reservation, label, failed),
             )
         except BaseException as exc:
             self.ledger.settle(reservation, self._record(request, stats, started, error=exc))
@@ -152,6 +161,14 @@ class ManagedBackend:
         )
         self.ledger.settle(reservation, self._record(request, stats, started, completion))
         return completion
+
+    def _hold_retry(self, reservation: Reservation, label: str, failed: TransientError) -> None:
+        """Count the next attempt against the budget, or end the call saying why it was retried."""
+        try:
+            self.ledger.retry(reservation, label)
+        except BudgetExceeded as stop:
+            stop.args = (f"{stop.message} (retrying after: {failed.message})",)
+            raise
 
     def _attempt(self, request: CompletionRequest) -> Completion:
         with self.slots:

@@ -18,6 +18,11 @@ from skillopt_core.suggest import did_you_mean
 
 ROLES = ("optimizer", "target")
 
+DEFAULT_TIMEOUT_S = 120.0
+"""An API backend's ``timeout`` (seconds for each read of a reply) when the option is not given."""
+DEADLINE_PER_TIMEOUT = 10
+"""Without a ``deadline`` option a call's deadline is this many ``timeout``s."""
+
 # Read around every backend by the managed layer (runtime, managed, pricing), plus the run's seed,
 # which every backend receives and only the mock uses.
 COMMON = frozenset(
@@ -96,3 +101,11 @@ def seconds(value: object, key: str, default: float) -> float:
     if not number > 0:
         raise UsageError(f"option {key} must be a positive number of seconds, not {value!r}")
     return number
+
+
+def deadline_seconds(options: Mapping[str, Any]) -> float:
+    """The ``deadline`` option, ten ``timeout``s unless given: the longest one reply may take to
+    arrive (:mod:`.api._guard`), and the latest a server's ``Retry-After`` may end, counted from
+    the start of the call (:mod:`.retry`)."""
+    timeout = seconds(options.get("timeout"), "timeout", DEFAULT_TIMEOUT_S)
+    return seconds(options.get("deadline"), "deadline", DEADLINE_PER_TIMEOUT * timeout)

@@ -3,7 +3,9 @@
 Backends translate their failures into :class:`TransientError` (worth retrying: 429, 5xx,
 timeouts, dropped connections, a truncated body) or another :class:`BackendError` (not worth it:
 bad key, unknown model, bad request). SDK-internal retries are switched off so that these are the
-only ones, and a ``Retry-After`` the server sent is honoured.
+only ones, and a ``Retry-After`` the server sent is honoured while it ends within the call's
+deadline; a longer one ends the call at once, since a server must not hold a run for as long as
+it likes.
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timezone
 from typing import TypeVar
 
 from skillopt_core.backends._protocol import BackendError
+from skillopt_core.backends.options import DEADLINE_PER_TIMEOUT, DEFAULT_TIMEOUT_S
 
 T = TypeVar("T")
 
@@ -37,19 +41,37 @@ class RetriesExhausted(BackendError):
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """``max_attempts`` counts the first try. Delays grow ``base_s * 2**n`` up to ``cap_s``."""
+    """``max_attempts`` counts the first try. Delays grow ``base_s * 2**n`` up to ``cap_s``;
+    a server's ``Retry-After`` replaces them, if it ends within ``deadline_s`` of the call's start
+    (the backend's ``deadline`` option, :func:`.options.deadline_seconds`)."""
 
     max_attempts: int = 4
     base_s: float = 0.5
     cap_s: float = 30.0
-    max_retry_after_s: float = 120.0
+    deadline_s: float = DEADLINE_PER_TIMEOUT * DEFAULT_TIMEOUT_S
 
     def delay(self, retry_number: int, retry_after: float | None, rng: random.Random) -> float:
         """Seconds to wait before retry ``retry_number`` (1-based)."""
         if retry_after is not None and retry_after >= 0:
-            return min(retry_after, self.max_retry_after_s)
+            return retry_after
         ceiling = min(self.cap_s, self.base_s * 2 ** (retry_number - 1))
         return rng.uniform(0, ceiling)
+
+    def refuse_wait(
+        self, failed: TransientError, elapsed_s: float, label: str, attempts: int
+    ) -> RetriesExhausted | None:
+        """The error to end the call with when the server asks for a wait past the deadline."""
+        left = self.deadline_s - elapsed_s
+        if failed.retry_after is None or failed.retry_after <= left:
+            return None
+        return RetriesExhausted(
+            f"{label}: the server asked to wait {failed.retry_after:.0f}s before a retry "
+            f"(Retry-After), more than the {max(left, 0):.0f}s left of the call's "
+            f"{self.deadline_s:g}s deadline; last error: {failed.message}",
+            hint=f"raise --option deadline=SECONDS (now {self.deadline_s:g}) to wait that long, "
+            "or run again later",
+            attempts=attempts,
+        )
 
 
 def parse_retry_after(value: str | None) -> float | None:
@@ -66,6 +88,8 @@ def parse_retry_after(value: str | None) -> float | None:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError):
         return None
+    if when.tzinfo is None:  # "-0000": HTTP dates are in GMT, not the local time zone
+        when = when.replace(tzinfo=timezone.utc)
     return max(0.0, when.timestamp() - time.time())
 
 
@@ -85,10 +109,16 @@ def call_with_retries(
     rng: random.Random | None = None,
     stats: RetryStats | None = None,
     label: str = "backend",
+    before_retry: Callable[[TransientError], None] | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> T:
-    """Run ``call``; on :class:`TransientError` wait and try again, up to the policy's attempts."""
+    """Run ``call``; on :class:`TransientError` wait and try again, up to the policy's attempts.
+
+    ``before_retry`` runs before each wait and may end the call by raising (the ledger holds the
+    retry against the call budget there); ``clock`` measures the call against the deadline."""
     rng = rng or random.Random()
     stats = stats if stats is not None else RetryStats()
+    started = clock()
     attempt = 0
     while True:
         attempt += 1
@@ -103,6 +133,11 @@ def call_with_retries(
                     or "the service kept failing; retry later or lower --workers / concurrency",
                     attempts=attempt,
                 ) from exc
+            refused = policy.refuse_wait(exc, clock() - started, label, attempt)
+            if refused is not None:
+                raise refused from exc
+            if before_retry is not None:
+                before_retry(exc)
             pause = policy.delay(attempt, exc.retry_after, rng)
             stats.waited_s += pause
             sleep(pause)

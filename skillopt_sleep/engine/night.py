@@ -268,7 +268,7 @@ class _Night:
             config.night.samples,
             config.train.minibatch_size,
             config.budget.max_calls,
-            spent=roles.ledger.totals.calls,  # health checks and mining's own calls
+            spent=roles.ledger.totals.calls,  # mining's own calls and their retries so far
         )
         if selection.empty:
             report = reporting.quiet_night(

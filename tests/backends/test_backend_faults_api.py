@@ -1,18 +1,16 @@
 """A dead or hostile HTTP backend gives a clear error, never hangs, never leaks the key.
 
-The real OpenAI and Anthropic SDKs talk to a tiny loopback server defined here, which answers
-with whatever bytes a test hands it (an HTML page, JSON missing fields, a body that drips in).
+The real OpenAI and Anthropic SDKs talk to a tiny loopback server (:mod:`tests.backends._raw`),
+which answers with whatever bytes a test hands it (an HTML page, JSON missing fields, a body that
+drips in).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import socket
-import threading
 import time
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable
 
 import pytest
 
@@ -22,62 +20,7 @@ from skillopt_core.backends import (
     CompletionRequest,
 )
 from skillopt_core.backends.retry import RetriesExhausted, TransientError
-from skillopt_core.backends.runtime import Roles, open_roles
-
-KEY = "sk-test-key-0123456789"
-Answer = bytes | Callable[[socket.socket], None]
-
-
-class RawServer:
-    """Answers the n-th connection with ``answers[n]`` (the last one repeats), then closes it."""
-
-    def __init__(self, *answers: Answer) -> None:
-        self.answers = list(answers)
-        self.hits = 0
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
-        threading.Thread(target=self._loop, daemon=True).start()
-
-    def _loop(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
-
-    def _serve(self, conn: socket.socket) -> None:
-        with conn:
-            conn.settimeout(5)
-            data = b""
-            while b"\r\n\r\n" not in data:
-                data += conn.recv(65536)
-            head, _, body = data.partition(b"\r\n\r\n")
-            length = next(
-                (
-                    int(h.split(b":")[1])
-                    for h in head.split(b"\r\n")
-                    if h.lower().startswith(b"content-length:")
-                ),
-                0,
-            )
-            while len(body) < length:
-                body += conn.recv(65536)
-            answer = self.answers[min(self.hits, len(self.answers) - 1)]
-            self.hits += 1
-            with contextlib.suppress(OSError):
-                answer(conn) if callable(answer) else conn.sendall(answer)
-
-    def close(self) -> None:
-        self.sock.close()
-
-
-def http(status: int, body: str | bytes, ctype: str = "application/json", **headers: str) -> bytes:
-    data = body.encode() if isinstance(body, str) else body
-    lines = [f"HTTP/1.1 {status} X", f"Content-Type: {ctype}", f"Content-Length: {len(data)}"]
-    lines += ["Connection: close", *(f"{k.replace('_', '-')}: {v}" for k, v in headers.items())]
-    return ("\r\n".join(lines) + "\r\n\r\n").encode() + data
-
+from tests.backends._raw import KEY, SPECS, RawServer, ask, http, roles
 
 CHAT_OK = json.dumps(
     {
@@ -90,31 +33,6 @@ CHAT_OK = json.dumps(
     }
 )
 HTML = "<html><head><title>Hotel Wi-Fi</title></head><body>Please log in</body></html>"
-SPECS = ["openai:gpt-4o", "anthropic:claude-x"]
-
-
-@pytest.fixture
-def serve() -> Iterator[Callable[..., RawServer]]:
-    servers: list[RawServer] = []
-
-    def start(*answers: Answer) -> RawServer:
-        servers.append(RawServer(*answers))
-        return servers[-1]
-
-    yield start
-    for server in servers:
-        server.close()
-
-
-def roles(server: RawServer, spec: str, sleeps: list[float] | None = None, **opts: Any) -> Roles:
-    base = f"http://127.0.0.1:{server.port}" + ("/v1" if spec.startswith("openai") else "")
-    options = {"base_url": base, "api_key": KEY, "timeout": "2", "retry_base_s": "0", **opts}
-    sink = sleeps if sleeps is not None else []
-    return open_roles(spec, spec, options, check_health=False, sleep=sink.append)
-
-
-def ask(r: Roles) -> str:
-    return r.target.complete(CompletionRequest.of("q")).text
 
 
 @pytest.mark.parametrize("spec", SPECS)

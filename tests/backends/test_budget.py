@@ -10,7 +10,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillopt_core.backends import BudgetExceeded, Completion, CompletionRequest, Usage
+from skillopt_core.backends import (
+    BackendError,
+    BudgetExceeded,
+    Completion,
+    CompletionRequest,
+    Usage,
+)
 from skillopt_core.backends import managed as managed_module
 from skillopt_core.backends.budget import Budget, CallEstimate, CallRecord, Ledger, estimate_call
 from skillopt_core.backends.managed import CallPolicy, ManagedBackend
@@ -122,13 +128,56 @@ def test_in_flight_reservations_count_against_the_budget() -> None:
 def test_failed_calls_are_recorded_and_release_their_reservation() -> None:
     inner = Counting()
     inner.failures = [TransientError("boom")] * 3
-    backend = _managed(inner, Budget(max_calls=2))
+    backend = _managed(inner, Budget(max_calls=4))
     with pytest.raises(Exception, match="gave up after 3 attempts"):
         backend.complete(CompletionRequest.of("q"))
     (record,) = backend.ledger.records
     assert not record.ok and record.attempts == 3 and "boom" in record.error
     backend.complete(CompletionRequest.of("q"))
-    assert backend.ledger.totals.calls == 2 and backend.ledger.totals.failed_calls == 1
+    assert backend.ledger.totals.calls == 4 and backend.ledger.totals.failed_calls == 3
+
+
+def test_every_retry_counts_against_the_call_budget() -> None:
+    inner = Counting()
+    inner.failures = [TransientError("HTTP 500: boom")] * 10
+    policy = CallPolicy(retry=RetryPolicy(max_attempts=5))
+    backend = ManagedBackend(
+        inner, Ledger(Budget(max_calls=3)), role="target", policy=policy, sleep=lambda _: None
+    )
+    with pytest.raises(BudgetExceeded) as caught:
+        backend.complete(CompletionRequest.of("q"))
+    assert inner.calls == 3
+    assert "call budget of 3 reached" in str(caught.value) and "HTTP 500: boom" in str(caught.value)
+    (record,) = backend.ledger.records
+    assert record.attempts == 3 and not record.ok
+    assert backend.ledger.totals.calls == 3 and backend.ledger.totals.failed_calls == 3
+
+
+def test_concurrent_retries_never_exceed_the_call_budget() -> None:
+    inner = Counting()
+    inner.failures = [TransientError("boom")] * 1_000
+    backend = _managed(inner, Budget(max_calls=10))
+
+    def one(i: int) -> None:
+        with pytest.raises(BackendError):
+            backend.complete(CompletionRequest.of(f"question {i}"))
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(one, range(20)))
+    assert inner.calls == 10 and backend.ledger.totals.calls == 10
+
+
+def test_a_resumed_run_counts_the_retries_it_journaled(tmp_path: Path) -> None:
+    journal = tmp_path / "ledger.jsonl"
+    first = Ledger(journal=journal)
+    first.settle(
+        first.reserve(CallEstimate(10, 5)),
+        CallRecord("target", "b", "m", "rollout", attempts=3, ok=False, error="boom"),
+    )
+    resumed = Ledger(Budget(max_calls=3), journal=journal)
+    assert resumed.carried.calls == 3
+    with pytest.raises(BudgetExceeded, match="call budget of 3"):
+        resumed.reserve(CallEstimate(10, 5))
 
 
 @given(st.text(max_size=400), st.integers(min_value=1, max_value=4096))

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import random
+import time
+from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
 
 import pytest
 
 from skillopt_core.backends import BackendError, BackendUnavailable
+from skillopt_core.backends.managed import CallPolicy
 from skillopt_core.backends.retry import (
     RetriesExhausted,
     RetryPolicy,
@@ -17,6 +20,7 @@ from skillopt_core.backends.retry import (
     call_with_retries,
     parse_retry_after,
 )
+from skillopt_core.errors import UsageError
 
 
 class Flaky:
@@ -50,11 +54,51 @@ def test_retry_after_is_honoured_exactly() -> None:
     assert sleeps == [7.0]
 
 
-def test_retry_after_is_capped() -> None:
+def test_a_retry_after_past_the_deadline_ends_the_call_at_once() -> None:
     sleeps: list[float] = []
-    flaky = Flaky([TransientError("429", retry_after=10_000)])
-    call_with_retries(flaky, RetryPolicy(max_retry_after_s=60), sleep=sleeps.append)
-    assert sleeps == [60]
+    flaky = Flaky([TransientError("HTTP 429", retry_after=10_000)])
+    with pytest.raises(RetriesExhausted) as caught:
+        call_with_retries(flaky, RetryPolicy(deadline_s=60), sleep=sleeps.append, label="x:y")
+    assert sleeps == [] and flaky.calls == 1
+    assert caught.value.message.startswith("x:y: the server asked to wait 10000s")
+    assert "60s deadline" in caught.value.message and "HTTP 429" in caught.value.message
+    assert "--option deadline=SECONDS (now 60)" in caught.value.hint
+
+
+class Clock:
+    """A clock that only the recorded sleeps move."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.sleeps: list[float] = []
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+def test_a_retry_after_is_waited_up_to_what_remains_of_the_deadline() -> None:
+    clock = Clock()
+    flaky = Flaky([TransientError("429", retry_after=60), TransientError("429", retry_after=40)])
+    call_with_retries(
+        flaky, RetryPolicy(deadline_s=100), sleep=clock.sleep, clock=lambda: clock.now
+    )
+    assert clock.sleeps == [60, 40] and flaky.calls == 3
+    clock = Clock()
+    flaky = Flaky([TransientError("429", retry_after=60), TransientError("429", retry_after=41)])
+    with pytest.raises(RetriesExhausted, match=r"wait 41s .* 40s left of the call's 100s"):
+        call_with_retries(
+            flaky, RetryPolicy(deadline_s=100), sleep=clock.sleep, clock=lambda: clock.now
+        )
+    assert clock.sleeps == [60] and flaky.calls == 2
+
+
+def test_the_deadline_comes_from_the_backend_options() -> None:
+    assert CallPolicy.from_options({}).retry.deadline_s == 1200
+    assert CallPolicy.from_options({"timeout": "3"}).retry.deadline_s == 30
+    assert CallPolicy.from_options({"timeout": 3, "deadline": "45"}).retry.deadline_s == 45
+    with pytest.raises(UsageError, match="deadline"):
+        CallPolicy.from_options({"deadline": "soon"})
 
 
 def test_backoff_grows_exponentially_with_full_jitter() -> None:
@@ -98,3 +142,20 @@ def test_parse_retry_after() -> None:
     assert seconds is not None and 20 < seconds <= 31
     past = datetime.now(timezone.utc) - timedelta(seconds=30)
     assert parse_retry_after(format_datetime(past, usegmt=True)) == 0.0
+
+
+@pytest.fixture
+def tokyo(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The local time zone nine hours off GMT, restored after the test."""
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.usefixtures("tokyo")
+def test_a_retry_after_date_without_a_zone_is_gmt_not_local_time() -> None:
+    when = datetime.now(timezone.utc) + timedelta(seconds=30)
+    seconds = parse_retry_after(when.strftime("%a, %d %b %Y %H:%M:%S -0000"))
+    assert seconds is not None and 20 < seconds <= 31

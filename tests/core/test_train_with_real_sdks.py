@@ -10,7 +10,7 @@ from typing import Any
 from typer.testing import CliRunner
 
 from skillopt_core.cli import app
-from skillopt_core.testing import FakeModelServer
+from skillopt_core.testing import FakeModelServer, Fault
 
 GUIDANCE = "- Write numbers as digits (12, not twelve)."
 
@@ -103,3 +103,38 @@ def test_dead_backend_fails_loudly_before_any_work(tmp_path: Path, monkeypatch) 
     assert result.exit_code == 1
     assert "health check failed" in result.output
     assert not (out / "history.json").exists()
+
+
+def test_a_server_that_always_fails_gets_no_more_requests_than_the_call_budget(
+    tmp_path: Path,
+    monkeypatch,  # type: ignore[no-untyped-def]
+) -> None:
+    split = make_split(tmp_path / "split")
+    with FakeModelServer(responder=lambda body: Fault.server_error(500)) as fake:
+        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.openai_base_url)
+        out = tmp_path / "run"
+        result = CliRunner().invoke(
+            app,
+            [
+                "train",
+                "--split-dir",
+                str(split),
+                "--out-root",
+                str(out),
+                "--backend",
+                "openai:fake-model",
+                "--max-calls",
+                "3",
+                "--option",
+                "retry_base_s=0",
+                "--json",
+            ],
+        )
+        sent = len(fake.generation_requests)
+    assert sent == 3, result.output
+    assert result.exit_code == 4, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["stopped_reason"].startswith("budget: ")
+    assert "call budget of 3 reached" in summary["stopped_reason"]
+    assert summary["usage"]["calls"] == 3 and summary["usage"]["failed_calls"] == 3

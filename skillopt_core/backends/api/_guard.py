@@ -2,10 +2,12 @@
 
 The SDK's timeout applies to each read, so a server that drips a byte, or a keep-alive comment
 into a stream, every few seconds holds a call for ever; a reply is read whole into memory however
-large it is; and a captive portal's HTML login page answers 200. A response hook on the SDK's
-HTTP client wraps every reply's bytes so that the reply ends with a :class:`TransientError` once
-``deadline_s`` have passed since its headers arrived, and with a :class:`BackendError` past
-:data:`MAX_REPLY_BYTES` (bytes on the wire); a 2xx HTML page is refused at once, with its text.
+large it is, and a compressed one is inflated whole; and a captive portal's HTML login page
+answers 200. A response hook on the SDK's HTTP client wraps every reply's bytes so that the reply
+ends with a :class:`TransientError` once ``deadline_s`` have passed since its headers arrived,
+and with a :class:`BackendError` past :data:`MAX_REPLY_BYTES` (counted after decoding: the hook
+undoes the ``Content-Encoding`` itself, see :mod:`._inflate`); a 2xx HTML page is refused at
+once, with its text.
 
 The SDK may wrap what the hook raises (as a connection error); :func:`.errors.translate` finds
 it in the exception chain. Imported only when a client is made, since it imports the HTTP library.
@@ -20,11 +22,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from skillopt_core.backends._protocol import BackendError
+from skillopt_core.backends.api import _inflate
 from skillopt_core.backends.api.errors import PROXY_HINT, Endpoint
 from skillopt_core.backends.retry import TransientError
 
 MAX_REPLY_BYTES = 64 * 1024 * 1024
-"""No model reply comes near this; a server sending more is broken or hostile."""
+"""No model reply comes near this, decoded; a server sending more is broken or hostile."""
 
 
 def page_text(html: str, limit: int = 160) -> str:
@@ -47,18 +50,19 @@ def http_client(sdk: Any, where: Endpoint, deadline_s: float) -> Any:
     label = where.label
 
     class Bounded(lib.SyncByteStream):  # type: ignore[misc,name-defined]
-        def __init__(self, inner: Any) -> None:
+        def __init__(self, inner: Any, codings: list[str]) -> None:
             self.inner = inner
+            self.codings = codings
             self.deadline = time.monotonic() + deadline_s
 
         def __iter__(self) -> Iterator[bytes]:
             received = 0
-            for chunk in self.inner:
+            for chunk in _inflate.decoded(self.inner, self.codings, label):
                 received += len(chunk)
                 if received > MAX_REPLY_BYTES:
                     raise BackendError(
-                        f"{label}: the reply was larger than {MAX_REPLY_BYTES / 2**20:.3g} MiB; "
-                        "stopped reading it",
+                        f"{label}: the reply was larger than {MAX_REPLY_BYTES / 2**20:.3g} MiB"
+                        f"{' once decompressed' if self.codings else ''}; stopped reading it",
                         hint="a server or proxy that sends this much is misbehaving; check "
                         "base_url, or lower max_tokens if the model really writes that much",
                     )
@@ -75,7 +79,11 @@ def http_client(sdk: Any, where: Endpoint, deadline_s: float) -> Any:
             self.inner.close()
 
     def bound(response: Any) -> None:
-        response.stream = Bounded(response.stream)
+        values = response.headers.get_list("content-encoding", split_commas=True)
+        codings = _inflate.codings(values, label)
+        if codings:
+            del response.headers["content-encoding"]  # decoded in Bounded, not by the library
+        response.stream = Bounded(response.stream, codings)
         ctype = response.headers.get("content-type", "").lower()
         if response.is_success and "html" in ctype:
             response.read()
@@ -84,4 +92,6 @@ def http_client(sdk: Any, where: Endpoint, deadline_s: float) -> Any:
                 f"{label}: an HTML page answered, not the API: {page!r}", hint=PROXY_HINT
             )
 
-    return sdk.DefaultHttpxClient(event_hooks={"response": [bound]})
+    return sdk.DefaultHttpxClient(
+        headers={"Accept-Encoding": _inflate.ACCEPT_ENCODING}, event_hooks={"response": [bound]}
+    )

@@ -46,7 +46,6 @@ class AnthropicSettings:
 
     @classmethod
     def from_options(cls, model: str, options: Mapping[str, Any]) -> AnthropicSettings:
-        timeout_s = cfg.timeout_option(options)
         return cls(
             model=cfg.require_model(
                 "anthropic", model or str(options.get("model") or ""), "ANTHROPIC_MODEL"
@@ -56,8 +55,8 @@ class AnthropicSettings:
             api_key=cfg.text_option(options, "api_key", "ANTHROPIC_API_KEY"),
             auth_token=cfg.text_option(options, "auth_token", "ANTHROPIC_AUTH_TOKEN"),
             stream=cfg.flag(options, "stream"),
-            timeout_s=timeout_s,
-            deadline_s=cfg.deadline_option(options, timeout_s),
+            timeout_s=cfg.timeout_option(options),
+            deadline_s=backend_options.deadline_seconds(options),
             structured=cfg.structured_mode(options, "instruct"),
         )
 

@@ -66,7 +66,6 @@ class OpenAISettings:
             api_choice == "auto" and cfg.matches(model, cfg.RESPONSES_ONLY)
         ):
             api = "responses"
-        timeout_s = cfg.timeout_option(options)
         return cls(
             model=model,
             base_url=azure.endpoint if azure else (base_url or cfg.OPENAI_DEFAULT_BASE),
@@ -75,8 +74,8 @@ class OpenAISettings:
             else cfg.text_option(options, "api_key", "OPENAI_API_KEY"),
             api=api,
             stream=cfg.flag(options, "stream"),
-            timeout_s=timeout_s,
-            deadline_s=cfg.deadline_option(options, timeout_s),
+            timeout_s=cfg.timeout_option(options),
+            deadline_s=backend_options.deadline_seconds(options),
             structured=cfg.structured_mode(options, "native" if official or azure else "instruct"),
             azure=azure,
         )

@@ -18,12 +18,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from skillopt_core.backends._protocol import BackendUnavailable, CompletionRequest
-from skillopt_core.backends.options import seconds
+from skillopt_core.backends.options import DEFAULT_TIMEOUT_S, seconds
 from skillopt_core.errors import UsageError
 
-DEFAULT_TIMEOUT_S = 120.0
-DEADLINE_PER_TIMEOUT = 10
-"""Without a ``deadline`` option a reply must be complete within this many ``timeout``s."""
 OPENAI_DEFAULT_BASE = "https://api.openai.com/v1"
 
 Structured = Literal["native", "instruct"]
@@ -61,13 +58,10 @@ def text_option(options: Mapping[str, Any], key: str, env: str | None = None) ->
     return None
 
 
-def timeout_option(options: Mapping[str, Any], key: str = "timeout", default: float = 0.0) -> float:
-    """``timeout`` bounds each read of a reply; ``deadline`` the whole reply (see ``_guard``)."""
-    return seconds(options.get(key), key, default or DEFAULT_TIMEOUT_S)
-
-
-def deadline_option(options: Mapping[str, Any], timeout_s: float) -> float:
-    return timeout_option(options, "deadline", DEADLINE_PER_TIMEOUT * timeout_s)
+def timeout_option(options: Mapping[str, Any]) -> float:
+    """``timeout`` bounds each read of a reply; ``deadline`` the whole reply (see ``_guard``)
+    and a server's ``Retry-After`` waits (:func:`.options.deadline_seconds`)."""
+    return seconds(options.get("timeout"), "timeout", DEFAULT_TIMEOUT_S)
 
 
 def matches(model: str, patterns: tuple[str, ...]) -> bool:
