@@ -79,6 +79,8 @@ def status_table(status: Any) -> None:
     schedule = status.schedule or {}
     if schedule.get("error"):  # e.g. a damaged schedule.json: an OS entry may still be firing
         line = f"[red]unknown[/red] ({escape(str(schedule['error']))})"
+    elif schedule.get("note"):  # an OS entry with no record (e.g. the state dir was deleted)
+        line = f"{escape(str(schedule['note']))}\n  fix: {escape(str(schedule.get('hint', '')))}"
     elif schedule.get("installed"):
         line = escape(str(schedule.get("time") or schedule.get("at") or "")) + (
             f" next {escape(str(schedule.get('next_run', '')))}"

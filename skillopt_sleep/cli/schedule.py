@@ -152,17 +152,21 @@ def daemon_command(
     from skillopt_sleep.cli._profile import overrides
     from skillopt_sleep.engine import load_config
     from skillopt_sleep.schedule.daemon import Daemon, install_signal_handlers
-    from skillopt_sleep.schedule.watch import transcript_dirs
+    from skillopt_sleep.schedule.watch import configured_dirs
 
     when = _at(at)
     root = _project(project)
-    when, config = _settings(root, when, profile)
+    when, _ = _settings(root, when, profile)
     settings = overrides(**profile)
+
+    def load() -> Any:
+        return load_config(root, settings)
+
     daemon = Daemon(
         project=root,
         at=when,
-        load_config=lambda: load_config(root, settings),
-        watch_dirs=tuple(transcript_dirs(root, config.night.sources, config.homes)),
+        load_config=load,
+        watch_dirs=configured_dirs(root, load),
         emit=_json_line if as_json else _text_line,
     )
     install_signal_handlers(daemon.stop)

@@ -23,6 +23,8 @@ import posixpath
 import re
 import shlex
 
+from skillopt_core.errors import UsageError
+from skillopt_sleep.schedule.at import DailyTime
 from skillopt_sleep.schedule.entry import Entry
 
 BEGIN = "# >>> skillopt-sleep {key} >>>"
@@ -31,7 +33,7 @@ NOTE = "# managed by `skillopt-sleep schedule`; remove with `skillopt-sleep unsc
 
 
 # Our entry line as :func:`cron_line` writes it: "M H * * * " then a command running our module.
-_OUR_LINE = re.compile(r"^\d{1,2} \d{1,2} \* \* \* .* -m skillopt_sleep run --project ")
+_OUR_LINE = re.compile(r"^(\d{1,2}) (\d{1,2}) \* \* \* .* -m skillopt_sleep run --project ")
 
 
 def shell_command(entry: Entry) -> str:
@@ -82,6 +84,20 @@ def _ours(lines: list[str], key: str) -> list[int]:
 
 def has_block(crontab: str, key: str) -> bool:
     return bool(_ours(_lines(crontab), key))
+
+
+def block_time(crontab: str, key: str) -> DailyTime | None:
+    """When our entry line for ``key`` fires; None without one (or with a time edited by hand
+    into one that is not a time of day)."""
+    lines = _lines(crontab)
+    for i in _ours(lines, key):
+        match = _OUR_LINE.match(lines[i])
+        if match:
+            try:
+                return DailyTime(int(match.group(2)), int(match.group(1)))
+            except UsageError:
+                return None
+    return None
 
 
 def with_block(crontab: str, key: str, block: str) -> str:

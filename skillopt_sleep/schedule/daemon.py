@@ -8,13 +8,19 @@ machine that was off all day skips it rather than running a stale night at noon.
 
 A watchdog observer on the harness transcript directories notes every transcript write; the main
 loop refreshes the harvest read-only (``harvest(..., commit=False)``: nothing the next night
-would mine is consumed) once the writes settle (:mod:`.debounce`). SIGTERM and SIGINT end the
-loop (SIGHUP too: a closed terminal): the observer is stopped and joined, the scheduler shut
-down, exit 0. A night in progress finishes first (:meth:`Daemon.serve` waits for it before
-returning; its state is crash-safe, so a second signal may kill it).
+would mine is consumed) once the writes settle (:mod:`.debounce`). The folders are not fixed at
+start: every ``replan_seconds`` the loop asks ``watch_dirs`` again (the configuration read anew)
+and the watcher follows (:class:`.watch.Watcher`): a folder that appeared is watched, one gone or
+dropped from the configuration is let go, each change logged as a ``watch`` event.
+
+SIGTERM and SIGINT end the loop (SIGHUP too: a closed terminal): the observer is stopped and
+joined, the scheduler shut down, exit 0. A night in progress finishes first
+(:meth:`Daemon.serve` waits for it before returning; its state is crash-safe, so a second signal
+may kill it).
 
 Everything that touches the world is injected (the night function, the refresher, the config
-loader, the clock, the scheduler, the observer), so tests drive the wiring without waiting.
+loader, the folders to watch, the clock, the scheduler, the watcher), so tests drive the wiring
+without waiting.
 """
 
 from __future__ import annotations
@@ -24,15 +30,17 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from skillopt_sleep.schedule.at import DailyTime
 from skillopt_sleep.schedule.debounce import Debouncer, Policy
+from skillopt_sleep.schedule.watch import WatchChange
 
 MISFIRE_GRACE_SECONDS = 6 * 3600
+REPLAN_SECONDS = 60.0  # how often the daemon asks again which folders to watch
 JOB_ID = "skillopt-sleep-night"
 
 log = logging.getLogger("skillopt_sleep.daemon")
@@ -41,6 +49,7 @@ Emit = Callable[[Mapping[str, Any]], None]
 NightFn = Callable[[Path, Any], Any]  # run_night(project, config) -> NightReport
 RefreshFn = Callable[[Path, Any], Mapping[str, Any] | None]
 LoadFn = Callable[[], Any]  # the project's merged configuration, read anew for every night
+DirsFn = Callable[[], Iterable[Path]]  # the folders to watch now (see watch.configured_dirs)
 
 
 def engine_run_night(project: Path, config: Any) -> Any:
@@ -155,35 +164,38 @@ def warm_once(
 
 @dataclass(frozen=True)
 class Daemon:
-    """The daemon's parts. :meth:`serve` runs until ``stop`` is set (by a signal or a test)."""
+    """The daemon's parts. :meth:`serve` runs until ``stop`` is set (by a signal or a test).
+    ``observe(on_change)`` makes the started watcher (default :class:`.watch.Watcher`)."""
 
     project: Path
     at: DailyTime
     load_config: LoadFn
-    watch_dirs: tuple[Path, ...] = ()
+    watch_dirs: DirsFn = lambda: ()
     run: NightFn = engine_run_night
     refresh: RefreshFn = refresh_harvest
     emit: Emit = lambda event: None
     policy: Policy = field(default_factory=Policy)
     clock: Callable[[], float] = time.monotonic
     poll_seconds: float = 1.0
+    replan_seconds: float = REPLAN_SECONDS
     misfire_grace: int = MISFIRE_GRACE_SECONDS
     stop: threading.Event = field(default_factory=threading.Event)
-    observe: Callable[[tuple[Path, ...], Callable[[], None]], Any] | None = None
+    observe: Callable[[Callable[[], None]], Any] | None = None
     scheduler_factory: Callable[[], Any] | None = None
 
     def serve(self) -> int:
-        from skillopt_sleep.schedule.watch import plan, start_observer
+        from skillopt_sleep.schedule.watch import Watcher
 
         busy = threading.Lock()
         job = NightJob(self.project, self.load_config, self.run, self.emit, busy)
         debouncer = Debouncer(self.policy, self.clock)
-        watching = plan(self.watch_dirs)
         try:
-            observer = (self.observe or start_observer)(watching.watched, debouncer.note)
-        except OSError as exc:  # e.g. the inotify watch limit: nights still run, unwarmed
+            watcher = (self.observe or Watcher)(debouncer.note)
+        except OSError as exc:  # e.g. no inotify instance left: nights still run, unwarmed
             self.emit({"event": "watch-error", "error": str(exc)})
-            observer, watching = _NoObserver(), plan(())
+            watcher = _NoWatcher()
+        first, problem = self._follow(watcher, "")
+        planned = self.clock()
         scheduler = (self.scheduler_factory or _background_scheduler)()
         night = add_night_job(scheduler, self.at, job, misfire_grace=self.misfire_grace)
         scheduler.start()
@@ -194,16 +206,27 @@ class Daemon:
                     "project": str(self.project),
                     "at": str(self.at),
                     "next_run": _iso(getattr(night, "next_run_time", None)),
-                    "watching": [str(p) for p in watching.watched],
-                    "missing": [str(p) for p in watching.missing],
+                    "watching": [str(p) for p in watcher.watched],
+                    "missing": [str(p) for p in first.missing],
                 }
             )
             while not self.stop.wait(self.poll_seconds):
+                if self.clock() - planned >= self.replan_seconds:
+                    planned = self.clock()
+                    change, problem = self._follow(watcher, problem)
+                    if change.added or change.removed:
+                        self.emit(
+                            {
+                                "event": "watch",
+                                "added": [str(p) for p in change.added],
+                                "removed": [str(p) for p in change.removed],
+                            }
+                        )
                 if debouncer.take():
                     warm_once(self.project, self.load_config, self.refresh, busy, self.emit)
         finally:
-            observer.stop()
-            observer.join()
+            watcher.stop()
+            watcher.join()
             if busy.locked():
                 self.emit({"event": "stopping", "waiting_for": "night"})
             # No new night starts after this; a running one finishes (the caller would otherwise
@@ -214,8 +237,31 @@ class Daemon:
             self.emit({"event": "stopped", "night_running": busy.locked()})
         return 0
 
+    def _follow(self, watcher: Any, problem: str) -> tuple[WatchChange, str]:
+        """Point ``watcher`` at the folders wanted now. A failure is emitted once (``problem``
+        is the last one, "" when none); a configuration that cannot be read keeps the current
+        watches rather than dropping them."""
+        from skillopt_core.errors import SkillOptError
 
-class _NoObserver:
+        try:
+            dirs = tuple(self.watch_dirs())
+        except (SkillOptError, OSError) as exc:  # e.g. the config file edited into an error
+            error = exc.message if isinstance(exc, SkillOptError) else str(exc)
+            if error != problem:
+                self.emit({"event": "watch-error", "error": error})
+            return WatchChange(), error
+        change: WatchChange = watcher.update(dirs)
+        for folder, error in change.failed:
+            self.emit({"event": "watch-error", "path": str(folder), "error": error})
+        return change, ""
+
+
+class _NoWatcher:
+    watched: tuple[Path, ...] = ()
+
+    def update(self, dirs: Iterable[Path]) -> WatchChange:
+        return WatchChange()
+
     def stop(self) -> None:
         pass
 

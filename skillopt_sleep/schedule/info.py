@@ -1,5 +1,7 @@
-"""``schedule_info(project)``: the schedule as ``status`` shows it. Reads only ``schedule.json``
-(no subprocess, nothing heavy imported), so ``status`` stays instant."""
+"""``schedule_info(project)``: the schedule as ``status`` shows it. Reads ``schedule.json``; only
+without one does it ask the OS scheduler (:mod:`.probe`: one ``crontab -l`` on Linux), because a
+record can be deleted with the state directory while the entry keeps firing. Nothing heavy is
+imported, so ``status`` stays instant."""
 
 from __future__ import annotations
 
@@ -10,57 +12,39 @@ from pathlib import Path
 from typing import Any
 
 from skillopt_core.errors import StorageError
-from skillopt_sleep.schedule.at import next_run, parse_at
+from skillopt_sleep.schedule.at import DailyTime, next_run, parse_at
+from skillopt_sleep.schedule.install import Host
+from skillopt_sleep.schedule.probe import Found, find_entry
 from skillopt_sleep.schedule.record import read_record
 from skillopt_sleep.schedule.where import ScheduleFiles
 
 
-def _platform() -> str:
-    from skillopt_sleep.schedule.install import KINDS, platform_family
-
-    family = platform_family()
-    return f"{family}:{KINDS[family]}"
-
-
 def schedule_info(
-    project: str | os.PathLike[str], *, now: datetime | None = None
+    project: str | os.PathLike[str], *, now: datetime | None = None, host: Host | None = None
 ) -> dict[str, Any]:
-    """``{"installed", "platform", "kind", "at", "next_run" (ISO UTC), "command", "argv", "log",
-    "record", "installed_at", "entry"}``. ``installed`` is true when a record exists and the file
-    it wrote (launchd plist, Windows script) is still there; a cron line is taken on the record's
-    word (reading the crontab would mean a subprocess)."""
+    """``{"installed", "recorded", "platform", "kind", "at", "next_run" (ISO UTC), "command",
+    "argv", "log", "record", "installed_at", "entry"}``. With a record, ``installed`` is true when
+    the file it wrote (launchd plist, Windows script) is still there; a cron line is taken on the
+    record's word. Without one, ``host``'s scheduler (default this machine's) is asked: an entry
+    found there is ``installed`` but not ``recorded``, with ``found``, ``note`` and ``hint``."""
     files = ScheduleFiles.for_project(project)
-    platform, _, kind = _platform().partition(":")
-    error: str | None = None
+    moment = now or datetime.now(timezone.utc)
     try:
         record = read_record(files.record)
     except StorageError as exc:  # status must still answer; the error says what to do
-        record, error = None, str(exc)
+        return {**_unrecorded(files, host or Host.current(), None, moment), "error": str(exc)}
     if record is None:
-        return {
-            "installed": False,
-            "platform": platform,
-            "kind": kind,
-            "at": None,
-            "next_run": None,
-            "command": None,
-            "argv": [],
-            "log": str(files.log),
-            "record": str(files.record),
-            "installed_at": None,
-            "entry": {},
-            **({"error": error} if error else {}),
-        }
+        host = host or Host.current()
+        return _unrecorded(files, host, find_entry(host, files.key), moment)
     artifacts = record.artifacts
     on_disk = [artifacts[k] for k in ("plist", "script") if k in artifacts]
-    moment = now or datetime.now(timezone.utc)
-    upcoming = next_run(parse_at(record.at), moment)
     return {
         "installed": all(Path(p).is_file() for p in on_disk),
+        "recorded": True,
         "platform": record.platform,
         "kind": record.kind,
         "at": record.at,
-        "next_run": upcoming.isoformat().replace("+00:00", "Z"),
+        "next_run": _iso(next_run(parse_at(record.at), moment)),
         "command": shlex.join(record.argv),
         "argv": list(record.argv),
         "log": record.log,
@@ -68,3 +52,37 @@ def schedule_info(
         "installed_at": record.installed_at,
         "entry": artifacts,
     }
+
+
+def _unrecorded(
+    files: ScheduleFiles, host: Host, found: Found | None, moment: datetime
+) -> dict[str, Any]:
+    """No record: not scheduled, unless ``found``, an entry the scheduler holds for this
+    project anyway."""
+    at: DailyTime | None = found.at if found is not None else None
+    info: dict[str, Any] = {
+        "installed": found is not None,
+        "recorded": False,
+        "platform": host.platform,
+        "kind": host.kind,
+        "at": str(at) if at is not None else None,
+        "next_run": _iso(next_run(at, moment)) if at is not None else None,
+        "command": None,
+        "argv": [],
+        "log": str(files.log),
+        "record": str(files.record),
+        "installed_at": None,
+        "entry": {},
+    }
+    if found is not None:
+        info["found"] = found.where
+        info["note"] = f"scheduled (entry found in {found.where}, no record in {files.state_dir})"
+        info["hint"] = (
+            "`skillopt-sleep unschedule` removes the entry; `skillopt-sleep schedule` (with the "
+            "--at and flags you want) records it again, replacing it in place"
+        )
+    return info
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat().replace("+00:00", "Z")

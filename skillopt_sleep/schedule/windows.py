@@ -63,5 +63,10 @@ def create_argv(entry: Entry, script: str) -> list[str]:
     ]
 
 
+def query_argv(key: str) -> list[str]:
+    """Exit 0 when the task exists."""
+    return ["schtasks", "/Query", "/TN", task_name(key)]
+
+
 def delete_argv(key: str) -> list[str]:
     return ["schtasks", "/Delete", "/F", "/TN", task_name(key)]

@@ -1,21 +1,52 @@
 """Schedule tests: state and config inside the test's temp dir, and a fake OS that plays the
-crontab, launchctl and schtasks so no test touches the real scheduler."""
+crontab, launchctl and schtasks so no test touches the real scheduler. Code that runs the real
+``crontab`` program (``status`` asks it when a project has no record) finds a fake one first on
+PATH, keeping its table in ``tmp_path/crontab.txt``."""
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
 from skillopt_sleep.schedule import Completed, Host
 from tests._isolation import isolate_sleep_state
 
+FAKE_CRONTAB = """#!/bin/sh
+F=$FAKECRON
+case "$1" in
+ -l) if [ -f "$F" ]; then cat "$F"; else echo "no crontab for dev" >&2; exit 1; fi;;
+ -) T=$(mktemp "$F.XXXXXX") && cat > "$T" && mv -f "$T" "$F";;
+ *) exit 2;;
+esac
+"""
+
 
 @pytest.fixture(autouse=True)
 def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     isolate_sleep_state(tmp_path, monkeypatch)
+
+
+@pytest.fixture(autouse=True)
+def fake_crontab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The fake ``crontab`` program first on PATH (POSIX); returns the file holding its table."""
+    table = tmp_path / "crontab.txt"
+    if sys.platform != "win32":
+        bin_dir = tmp_path / "bin"
+        bin_dir.mkdir()
+        script = bin_dir / "crontab"
+        script.write_text(FAKE_CRONTAB)
+        script.chmod(0o755)
+        monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', os.defpath)}")
+        monkeypatch.setenv("FAKECRON", str(table))
+    return table
 
 
 @dataclass
@@ -57,3 +88,60 @@ def project(tmp_path: Path) -> Path:
 
 def host(platform: str, runner: FakeOS, home: Path) -> Host:
     return Host(platform=platform, runner=runner, home=str(home), uid=501)
+
+
+@dataclass
+class FakeScheduler:
+    timezone: Any = timezone.utc
+    jobs: list[dict[str, Any]] = field(default_factory=list)
+    started: bool = False
+    shut_down: bool = False
+
+    def add_job(self, func: Any, trigger: Any, **options: Any) -> Any:
+        self.jobs.append({"func": func, "trigger": trigger, **options})
+        return SimpleNamespace(next_run_time=datetime(2026, 11, 24, 3, 17, tzinfo=timezone.utc))
+
+    def start(self) -> None:
+        self.started = True
+
+    def shutdown(self, wait: bool = True) -> None:
+        self.shut_down = True
+
+
+@dataclass
+class FakeObserver:
+    """watchdog's Observer as :class:`Watcher` uses it: watches are recorded, never started."""
+
+    handlers: dict[str, Any] = field(default_factory=dict)  # path -> handler
+    emitters: set[Any] = field(default_factory=set)
+    daemon: bool = False
+    started: bool = False
+    stopped: bool = False
+    joined: bool = False
+    refuse: dict[str, str] = field(default_factory=dict)  # path -> the OSError scheduling raises
+
+    def schedule(self, handler: Any, path: str, recursive: bool = False) -> str:
+        if path in self.refuse:
+            raise OSError(self.refuse[path])
+        self.handlers[path] = handler
+        return path
+
+    def unschedule(self, watch: str) -> None:
+        del self.handlers[watch]
+
+    def start(self) -> None:
+        self.started = True
+
+    def stop(self) -> None:
+        self.stopped = True
+
+    def join(self) -> None:
+        assert self.stopped
+        self.joined = True
+
+    def write(self, path: Path) -> None:
+        """A transcript write under one watched folder, as watchdog would deliver it."""
+        from watchdog.events import FileModifiedEvent
+
+        (handler,) = self.handlers.values()
+        handler.dispatch(FileModifiedEvent(str(path)))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from types import SimpleNamespace
@@ -22,7 +21,8 @@ from skillopt_sleep.schedule.daemon import (
     warm_once,
 )
 from skillopt_sleep.schedule.debounce import Policy
-from skillopt_sleep.schedule.watch import is_transcript_change, plan, transcript_dirs
+from skillopt_sleep.schedule.watch import Watcher, is_transcript_change, plan, transcript_dirs
+from tests.schedule.conftest import FakeObserver, FakeScheduler
 
 UTC = timezone.utc
 
@@ -144,58 +144,21 @@ def test_refresh_is_skipped_while_a_night_runs_and_survives_errors(tmp_path: Pat
     assert not busy.locked()
 
 
-@dataclass
-class FakeScheduler:
-    timezone: Any = UTC
-    jobs: list[dict[str, Any]] = field(default_factory=list)
-    started: bool = False
-    shut_down: bool = False
-
-    def add_job(self, func: Any, trigger: Any, **options: Any) -> Any:
-        self.jobs.append({"func": func, "trigger": trigger, **options})
-        return SimpleNamespace(next_run_time=datetime(2026, 11, 24, 3, 17, tzinfo=UTC))
-
-    def start(self) -> None:
-        self.started = True
-
-    def shutdown(self, wait: bool = True) -> None:
-        self.shut_down = True
-
-
-@dataclass
-class FakeObserver:
-    dirs: tuple[Path, ...]
-    on_change: Any
-    stopped: bool = False
-    joined: bool = False
-
-    def stop(self) -> None:
-        self.stopped = True
-
-    def join(self) -> None:
-        assert self.stopped
-        self.joined = True
-
-
 def test_serve_wires_scheduler_observer_and_debounced_refresh(tmp_path: Path) -> None:
     watched = tmp_path / "claude" / "projects"
     watched.mkdir(parents=True)
     scheduler = FakeScheduler()
-    observers: list[FakeObserver] = []
+    observer = FakeObserver()
     now = [0.0]
     events: list[dict[str, Any]] = []
     refreshed: list[tuple[Path, Any]] = []
     nights: list[tuple[Path, Any]] = []
     daemon: Daemon
 
-    def observe(dirs: tuple[Path, ...], on_change: Any) -> FakeObserver:
-        observers.append(FakeObserver(dirs, on_change))
-        return observers[-1]
-
     def emit(event: dict[str, Any]) -> None:
         events.append(dict(event))
         if event["event"] == "ready":  # a transcript is written, then 31 quiet seconds pass
-            observers[0].on_change()
+            observer.write(watched / "p" / "s.jsonl")
             now[0] += 31
 
     def refresh(project: Path, config: Any) -> dict[str, int]:
@@ -212,14 +175,14 @@ def test_serve_wires_scheduler_observer_and_debounced_refresh(tmp_path: Path) ->
         project=tmp_path,
         at=DailyTime(3, 17),
         load_config=lambda: "config",
-        watch_dirs=(watched, tmp_path / "codex" / "sessions"),
+        watch_dirs=lambda: (watched, tmp_path / "codex" / "sessions"),
         run=lambda project, config: nights.append((project, config)),
         refresh=refresh,
         emit=emit,
         policy=Policy(quiet=30, max_wait=600, min_interval=300),
         clock=clock,
         poll_seconds=0,
-        observe=observe,
+        observe=lambda on_change: Watcher(on_change, observer),
         scheduler_factory=lambda: scheduler,
     )
     assert daemon.serve() == 0
@@ -228,7 +191,8 @@ def test_serve_wires_scheduler_observer_and_debounced_refresh(tmp_path: Path) ->
     assert events[0]["watching"] == [str(watched)]
     assert events[0]["missing"] == [str(tmp_path / "codex" / "sessions")]
     assert events[0]["next_run"] == "2026-11-24T03:17:00Z"
-    assert observers[0].dirs == (watched,) and observers[0].joined
+    assert list(observer.handlers) == [str(watched)]
+    assert observer.started and observer.joined
     assert scheduler.started and scheduler.shut_down
     (job,) = scheduler.jobs
     assert (job["coalesce"], job["max_instances"]) == (True, 1)
@@ -263,14 +227,14 @@ def test_a_watch_that_cannot_start_leaves_the_nights_running(tmp_path: Path) -> 
     events: list[dict[str, Any]] = []
     scheduler = FakeScheduler()
 
-    def observe(dirs: tuple[Path, ...], on_change: Any) -> Any:
-        raise OSError("inotify watch limit reached")
+    def observe(on_change: Any) -> Any:
+        raise OSError("inotify instance limit reached")
 
     daemon = Daemon(
         project=tmp_path,
         at=DailyTime(3, 17),
         load_config=lambda: None,
-        watch_dirs=(tmp_path,),
+        watch_dirs=lambda: (tmp_path,),
         emit=events.append,
         observe=observe,
         scheduler_factory=lambda: scheduler,

@@ -39,6 +39,7 @@ from skillopt_sleep.schedule.daemon import Daemon, install_signal_handlers
 from skillopt_sleep.schedule.entry import Entry
 from skillopt_sleep.schedule.install import Host, install_schedule, remove_schedule
 from skillopt_sleep.schedule.runner import run_command
+from skillopt_sleep.schedule.watch import WatchChange
 from tests.schedule.conftest import FakeOS, host
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="cron and /bin/sh are POSIX")
@@ -89,28 +90,11 @@ def test_entry_always_carries_the_resolved_state_dir_and_user_config(
 
 # --- the crontab goes back byte for byte ------------------------------------------------------
 
-FAKE_CRONTAB = """#!/bin/sh
-F=$FAKECRON
-case "$1" in
- -l) if [ -f "$F" ]; then cat "$F"; else echo "no crontab for dev" >&2; exit 1; fi;;
- -) T=$(mktemp "$F.XXXXXX") && cat > "$T" && mv -f "$T" "$F";;
- *) exit 2;;
-esac
-"""
-
 
 @pytest.fixture
-def real_runner_host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Host, Path]:
-    """The real :func:`run_command` against a fake ``crontab`` program on PATH."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    script = bin_dir / "crontab"
-    script.write_text(FAKE_CRONTAB)
-    script.chmod(0o755)
-    table = tmp_path / "crontab.txt"
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', os.defpath)}")
-    monkeypatch.setenv("FAKECRON", str(table))
-    return Host("linux", run_command, str(tmp_path / "home"), 501), table
+def real_runner_host(tmp_path: Path, fake_crontab: Path) -> tuple[Host, Path]:
+    """The real :func:`run_command` against the fake ``crontab`` program on PATH."""
+    return Host("linux", run_command, str(tmp_path / "home"), 501), fake_crontab
 
 
 @posix_only
@@ -265,7 +249,9 @@ def test_stopping_the_daemon_waits_for_the_running_night(tmp_path: Path) -> None
         run=night,
         emit=emit,
         poll_seconds=0.01,
-        observe=lambda dirs, on_change: SimpleNamespace(stop=lambda: None, join=lambda: None),
+        observe=lambda on_change: SimpleNamespace(
+            watched=(), update=lambda dirs: WatchChange(), stop=lambda: None, join=lambda: None
+        ),
         scheduler_factory=lambda: scheduler,
     )
     try:
