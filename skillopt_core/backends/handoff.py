@@ -37,6 +37,7 @@ from skillopt_core.backends._protocol import (
     HandoffPending,
 )
 from skillopt_core.backends.single_prompt import render_prompt
+from skillopt_core.errors import EXIT_USAGE
 from skillopt_core.redaction import redact
 
 HANDOFF_EXIT_CODE = 3
@@ -122,6 +123,14 @@ def _prompts_markdown(pending: list[PendingPrompt]) -> str:
     return "\n".join(lines) + "\n"
 
 
+class HandoffNotConfigured(BackendUnavailable):
+    """No hand-off directory was given: a missing setting, so a configuration error (exit 2),
+    not a runtime failure (exit 1). Still a :class:`BackendUnavailable`, so a run fails on it
+    before any work, where every other unusable backend does."""
+
+    exit_code = EXIT_USAGE
+
+
 class HandoffBackend:
     """Answers come from files an outside agent writes; missing ones raise HandoffPending."""
 
@@ -133,9 +142,12 @@ class HandoffBackend:
 
     def _root(self) -> Path:
         if self.directory is None:
-            raise BackendUnavailable(
-                "handoff: no hand-off directory configured",
-                hint=f"set {ENV_DIR} or the backend option 'dir' to a writable directory",
+            raise HandoffNotConfigured(
+                f"handoff: no hand-off directory: {ENV_DIR} is not set and no backend option "
+                "'dir' was given",
+                hint=f"set {ENV_DIR}=/path/to/a/writable/folder, or the option dir "
+                "(`--option dir=PATH` for skillopt; `dir` under [backends.options] in "
+                "skillopt-sleep's config)",
             )
         return self.directory
 

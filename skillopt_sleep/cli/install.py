@@ -18,6 +18,12 @@ if TYPE_CHECKING:
     from skillopt_sleep.install import Action
 
 HARNESS = typer.Argument(..., help="claude-code | codex | copilot | all (one or more).")
+INSTALLED = typer.Argument(
+    None,
+    help="claude-code | codex | copilot | all (one or more); none: every harness already "
+    "installed, again (after the clone or its venv moved).",
+    show_default=False,
+)
 DRY_RUN = typer.Option(False, "--dry-run", help="Say what would change; touch nothing.")
 JSON = typer.Option(False, "--json", help="Print the result as JSON on stdout.")
 
@@ -44,7 +50,7 @@ def _verb(verb: str, dry_run: bool) -> str:
 @app.command("install")
 @handle_errors
 def install_command(
-    harness: list[str] = HARNESS,
+    harness: list[str] | None = INSTALLED,
     dry_run: bool = DRY_RUN,
     mcp: bool = typer.Option(
         True,
@@ -73,7 +79,7 @@ def install_command(
     from skillopt_sleep.install import failures, install
 
     actions = install(
-        harness,
+        harness or [],
         dry_run=dry_run,
         mcp=mcp,
         claude_plugin=plugin,

@@ -2,11 +2,13 @@
 
     install(["codex"])              # skill + MCP server for Codex, recorded in the manifest
     install(["all"], dry_run=True)  # what would be written, nothing touched
+    install([])                     # again, for every harness installed (after a move)
     uninstall(["codex"])            # exactly what was written, and only while unchanged
 
-Every harness file names the engine by absolute path (see :mod:`.engine_command`); what was
-written is in the manifest (see :mod:`.manifest`); how files are written, backed up and removed is
-in :mod:`.changes`; each harness's list of changes is in its own module.
+Every harness file names the engine by absolute path, on POSIX through a wrapper that says when
+the engine is gone (see :mod:`.engine_command`); what was written is in the manifest (see
+:mod:`.manifest`); how files are written, backed up and removed is in :mod:`.changes`; each
+harness's list of changes is in its own module.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 from skillopt_core.errors import SkillOptError, UsageError
 from skillopt_sleep.install import _fs, claude, codex, copilot
 from skillopt_sleep.install.changes import Action, CommandSpec, FileSpec, Spec, apply, undo
-from skillopt_sleep.install.engine_command import pointer, pointer_path
+from skillopt_sleep.install.engine_command import pointer, pointer_path, wrapper_script, wrappers
 from skillopt_sleep.install.layout import HARNESSES, Harness, Homes
 from skillopt_sleep.install.manifest import Manifest
 from skillopt_sleep.install.specs import InstallError
@@ -59,8 +61,17 @@ def specs_for(
     return copilot.specs(homes, mcp=mcp, vscode_project=vscode_project)
 
 
-def _pointer_spec() -> FileSpec:
-    return FileSpec(ENGINE, pointer_path(), json.dumps(pointer(), indent=2) + "\n")
+def installed(manifest: Manifest) -> list[Harness]:
+    """The harnesses the manifest records, in a stable order."""
+    return [harness for harness in HARNESSES if manifest.of(harness)]
+
+
+def _engine_specs() -> list[Spec]:
+    """The engine pointer, and the wrappers the shims run (see :mod:`.engine_command`)."""
+    out: list[Spec] = [FileSpec(ENGINE, pointer_path(), json.dumps(pointer(), indent=2) + "\n")]
+    for path, argv in wrappers().items():
+        out.append(FileSpec(ENGINE, path, wrapper_script(argv), executable=True, engine=argv[0]))
+    return out
 
 
 def install(
@@ -73,21 +84,22 @@ def install(
     vscode_project: Path | None = None,
     manifest: Manifest | None = None,
 ) -> list[Action]:
-    """Write each harness's shims (or, with ``dry_run``, say what would be written).
+    """Write each harness's shims (or, with ``dry_run``, say what would be written); no
+    ``names``: again for each harness already installed (the fix for a moved engine).
 
     A harness whose config cannot be edited safely is skipped whole and reported by an action
     carrying a ``fix`` (see :func:`failures`); the other harnesses are still installed. A new
     shim is recorded in the manifest before it is written, so not even a kill leaves one
     unrecorded; a second install or uninstall meanwhile is turned away (``DirectoryLocked``)."""
-    chosen = harnesses_of(names)
+    manifest = manifest or Manifest()
+    chosen = harnesses_of(names or installed(manifest))
     if vscode_project is not None and not vscode_project.is_dir():
         raise UsageError(
             f"--vscode {vscode_project} is not a folder", hint="pass the project's root folder"
         )
     homes = homes or Homes.from_env()
-    manifest = manifest or Manifest()
     with _held(manifest, "skillopt-sleep install", dry_run):
-        actions = [_apply_all("engine", [_pointer_spec()], manifest, dry_run)]
+        actions = [_apply_all(ENGINE, _engine_specs(), manifest, dry_run)]
         for harness in chosen:
             if harness == "claude-code" and claude_plugin and not claude.plugin_commands():
                 actions.append([Action("skip", "claude plugin install", claude.NO_CLAUDE)])
@@ -166,7 +178,7 @@ def uninstall(
             {e.harness for e in manifest.entries} - {ENGINE} - set(chosen if dry_run else ())
         )
         if not remaining:
-            for entry in manifest.of(ENGINE):
+            for entry in reversed(manifest.of(ENGINE)):  # newest first, like the harnesses
                 actions.append(undo(entry, manifest, dry_run))
         if not dry_run:
             if manifest.entries:
@@ -183,6 +195,7 @@ __all__ = [
     "failures",
     "harnesses_of",
     "install",
+    "installed",
     "specs_for",
     "uninstall",
 ]

@@ -44,7 +44,7 @@ def _apply_file(spec: FileSpec, manifest: Manifest, dry_run: bool) -> Action:
     desired = spec.content.encode("utf-8")
     current = _fs.read(spec.path)
     entry = manifest.find(spec.harness, str(spec.path))
-    new = Entry(spec.harness, "file", str(spec.path), sha256(desired))
+    new = Entry(spec.harness, "file", str(spec.path), sha256(desired), engine=spec.engine)
     if current == desired:
         if not dry_run:
             manifest.confirm(new)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import shutil
 
-from skillopt_sleep.install.engine_command import render
+from skillopt_sleep.install.engine_command import render, shim_cli
 from skillopt_sleep.install.layout import Homes, plugin_dir, template
 from skillopt_sleep.install.specs import CommandSpec, FileSpec, Spec
 
@@ -53,6 +53,7 @@ def specs(homes: Homes, *, plugin: bool = True, claude: str | None = None) -> li
             "claude-code",
             homes.claude / "commands" / "skillopt-sleep.md",
             render(template("claude-code", COMMAND)),
+            engine=shim_cli()[0],
         )
     ]
     return out + (plugin_commands(claude) if plugin else [])

@@ -3,7 +3,8 @@
 The skill goes to ``~/.agents/skills`` (what current Codex reads). Codex 0.169 also reads the
 legacy ``$CODEX_HOME/skills``, so writing both would list the skill twice; the legacy folder is
 used only for a Codex older than 0.95, which reads nothing else. The MCP server is a marked block
-in ``config.toml`` so the user's own settings and comments are never rewritten.
+in ``config.toml`` so the user's own settings and comments are never rewritten; it approves the
+tools that only stage (:data:`PRE_APPROVED`), which an older Codex ignores.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import shutil
 import tomli_w
 
 from skillopt_sleep.install._proc import VERSION_TIMEOUT_S, run_bounded
-from skillopt_sleep.install.engine_command import mcp_argv, render
+from skillopt_sleep.install.engine_command import render, shim_cli, shim_mcp
 from skillopt_sleep.install.layout import Homes, template
 from skillopt_sleep.install.specs import BlockSpec, FileSpec, Spec
 
@@ -43,10 +44,25 @@ PASSED_ENV = ("SKILLOPT_SLEEP_HOME", "SKILLOPT_SLEEP_CONFIG")
 config file the same for the server as for their shell."""
 
 
+PRE_APPROVED = ("dry_run", "run")
+"""Tools Codex asks about before every call although they never change a live file: they write
+(a night's job, a staged proposal) and are open-world (a night may call a remote model backend).
+``codex exec`` runs with approval policy ``never``, which refuses any call that asks, so the
+install approves these two; never ``adopt`` or ``rollback``, which keep asking the user (and are
+refused where no one can answer)."""
+
+
 def mcp_block() -> str:
-    argv = mcp_argv()
-    server = {"command": argv[0], "args": argv[1:], "env_vars": list(PASSED_ENV)}
-    return tomli_w.dumps({"mcp_servers": {"skillopt_sleep": server}}).strip()
+    argv = shim_mcp()
+    server = {
+        "command": argv[0],
+        "args": argv[1:],
+        "env_vars": list(PASSED_ENV),
+        "tools": {name: {"approval_mode": "approve"} for name in PRE_APPROVED},
+    }
+    text = tomli_w.dumps({"mcp_servers": {"skillopt_sleep": server}})
+    # one entry: no blank line between the server's table and its tools' tables
+    return "\n".join(line for line in text.splitlines() if line.strip())
 
 
 def specs(homes: Homes, *, mcp: bool = True, version: tuple[int, ...] | None = None) -> list[Spec]:
@@ -54,12 +70,21 @@ def specs(homes: Homes, *, mcp: bool = True, version: tuple[int, ...] | None = N
 
     root = Path(skill_root(homes, version if version is not None else codex_version()))
     out: list[Spec] = [
-        FileSpec("codex", root / "skillopt-sleep" / "SKILL.md", render(template("codex", SKILL)))
+        FileSpec(
+            "codex",
+            root / "skillopt-sleep" / "SKILL.md",
+            render(template("codex", SKILL)),
+            engine=shim_cli()[0],
+        )
     ]
     if mcp:
         out.append(
             BlockSpec(
-                "codex", homes.codex / "config.toml", mcp_block(), ("mcp_servers", "skillopt_sleep")
+                "codex",
+                homes.codex / "config.toml",
+                mcp_block(),
+                ("mcp_servers", "skillopt_sleep"),
+                engine=shim_mcp()[0],
             )
         )
     return out

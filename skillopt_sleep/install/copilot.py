@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillopt_sleep.install.engine_command import mcp_argv, render
+from skillopt_sleep.install.engine_command import render, shim_cli, shim_mcp
 from skillopt_sleep.install.layout import Homes, template
 from skillopt_sleep.install.specs import FileSpec, JsonKeySpec, Spec
 from skillopt_sleep.mcp import SERVER_NAME
@@ -20,12 +20,12 @@ SKILL = "skills/skillopt-sleep/SKILL.md"
 
 
 def cli_entry() -> dict[str, object]:
-    argv = mcp_argv()
+    argv = shim_mcp()
     return {"type": "local", "command": argv[0], "args": argv[1:], "env": {}, "tools": ["*"]}
 
 
 def vscode_entry() -> dict[str, object]:
-    argv = mcp_argv()
+    argv = shim_mcp()
     return {
         "type": "stdio",
         "command": argv[0],
@@ -40,6 +40,7 @@ def specs(homes: Homes, *, mcp: bool = True, vscode_project: Path | None = None)
             "copilot",
             homes.copilot / "skills" / "skillopt-sleep" / "SKILL.md",
             render(template("copilot", SKILL)),
+            engine=shim_cli()[0],
         )
     ]
     if mcp:
@@ -49,6 +50,7 @@ def specs(homes: Homes, *, mcp: bool = True, vscode_project: Path | None = None)
                 homes.copilot / "mcp-config.json",
                 ("mcpServers", SERVER_NAME),
                 cli_entry(),
+                engine=shim_mcp()[0],
             )
         )
     if mcp and vscode_project is not None:
@@ -58,6 +60,7 @@ def specs(homes: Homes, *, mcp: bool = True, vscode_project: Path | None = None)
                 vscode_project / ".vscode" / "mcp.json",
                 ("servers", SERVER_NAME),
                 vscode_entry(),
+                engine=shim_mcp()[0],
             )
         )
     return out

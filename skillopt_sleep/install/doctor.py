@@ -17,7 +17,13 @@ from skillopt_sleep.install import _fs
 from skillopt_sleep.install._proc import VERSION_TIMEOUT_S, run_bounded
 from skillopt_sleep.install.edit_block import block_text, find_block, parse_error
 from skillopt_sleep.install.edit_json import dig
-from skillopt_sleep.install.engine_command import pointer, pointer_path, resolves
+from skillopt_sleep.install.engine_command import (
+    cli_argv,
+    pointer,
+    pointer_path,
+    resolves,
+    shell_command,
+)
 from skillopt_sleep.install.layout import HARNESSES, Homes
 from skillopt_sleep.install.manifest import Entry, Manifest, sha256
 from skillopt_sleep.install.specs import BlockSpec, FileSpec, InstallError, JsonKeySpec
@@ -74,7 +80,7 @@ def engine_checks() -> list[Check]:
                     f"engine pointer ({kind})",
                     "fail",
                     f"{argv[:1]} no longer exists (interpreter moved or uninstalled)",
-                    "run `skillopt-sleep install <harness>` with the Python that has the engine",
+                    f"{shell_command(cli_argv())} install",
                 )
             )
         elif argv != here[kind]:
@@ -165,16 +171,27 @@ def project_checks(project: Path) -> list[Check]:
         else:
             message, _, fix = health.partition("\n  fix: ")
             checks.append(Check(f"backend {role}", "fail", f"{spec}: {message}", fix))
-    schedule = dict(state.schedule)
+    return [*checks, schedule_check(dict(state.schedule))]
+
+
+def schedule_check(schedule: dict[str, object]) -> Check:
+    """The schedule as ``status`` found it. An entry the OS scheduler holds with no record (the
+    state dir was deleted) keeps firing but ``unschedule`` cannot see it: a warning with the note
+    and the fix ``status`` gives, never "ok"; a damaged record likewise, never "not scheduled"."""
+    if schedule.get("error"):
+        message, _, fix = str(schedule["error"]).partition("\n  fix: ")
+        return Check("schedule", "warn", message, fix)
+    if schedule.get("installed") and schedule.get("recorded") is False:
+        at = f"; fires at {schedule['at']}" if schedule.get("at") else ""
+        return Check("schedule", "warn", f"{schedule.get('note')}{at}", str(schedule.get("hint")))
     if schedule.get("installed"):
-        checks.append(Check("schedule", "ok", f"{schedule.get('kind')} at {schedule.get('at')}"))
-    else:
-        checks.append(Check("schedule", "info", "not scheduled", "skillopt-sleep schedule"))
-    return checks
+        return Check("schedule", "ok", f"{schedule.get('kind')} at {schedule.get('at')}")
+    return Check("schedule", "info", "not scheduled", "skillopt-sleep schedule")
 
 
 def shim_checks(homes: Homes, manifest: Manifest) -> list[Check]:
-    """Each recorded file: still there, unchanged since install, and what install writes today."""
+    """Each recorded file: still there, its engine still there, unchanged since install, and
+    what install writes today."""
     from skillopt_sleep.install import specs_for
 
     current: dict[tuple[str, str], str] = {}
@@ -197,6 +214,11 @@ def shim_checks(homes: Homes, manifest: Manifest) -> list[Check]:
                 Check(name, "warn", f"{path} is gone", f"skillopt-sleep install {entry.harness}")
             )
             continue
+        gone = _engine_gone(entry, manifest)
+        if gone is not None:
+            detail = f"{path} runs {gone}, which no longer exists (moved or deleted)"
+            checks.append(Check(name, "fail", detail, f"{shell_command(cli_argv())} install"))
+            continue
         problem = _recorded_problem(entry)
         if problem is not None:
             checks.append(Check(name, *problem))
@@ -210,6 +232,19 @@ def shim_checks(homes: Homes, manifest: Manifest) -> list[Check]:
     if not checks:
         checks.append(Check("shims", "info", "none installed", "skillopt-sleep install all"))
     return checks
+
+
+def _engine_gone(entry: Entry, manifest: Manifest) -> str | None:
+    """The first executable on the way from ``entry`` to the engine (its wrapper, then what the
+    wrapper runs, as the manifest recorded them) that is no longer there; None when all are."""
+    runs = {e.path: e.engine for e in manifest.of("engine") if e.engine}
+    path, seen = entry.engine, set()
+    while path and path not in seen:
+        if not Path(path).exists():
+            return path
+        seen.add(path)
+        path = runs.get(path, "")
+    return None
 
 
 def _recorded_problem(entry: Entry) -> tuple[Level, str, str] | None:

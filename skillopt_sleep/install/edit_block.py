@@ -116,7 +116,9 @@ def apply_block(spec: BlockSpec, manifest: Manifest, dry_run: bool) -> Action:
     original = _parsed(spec.path, text)
     block = block_text(spec.body)
     entry = manifest.find(spec.harness, str(spec.path), "block")
-    new = Entry(spec.harness, "text-block", str(spec.path), sha256(block), key="block")
+    new = Entry(
+        spec.harness, "text-block", str(spec.path), sha256(block), key="block", engine=spec.engine
+    )
     where = find_block(text)
     if where is not None and text[where[0] : where[1]] == block:
         if not dry_run:

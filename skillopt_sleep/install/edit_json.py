@@ -72,7 +72,14 @@ def apply_json(spec: JsonKeySpec, manifest: Manifest, dry_run: bool) -> Action:
     data = _load_json(spec.path)
     current = _container(data, spec, create=False).get(spec.keys[-1])
     entry = manifest.find(spec.harness, str(spec.path), key)
-    new = Entry(spec.harness, "json-key", str(spec.path), sha256(_canon(spec.value)), key=key)
+    new = Entry(
+        spec.harness,
+        "json-key",
+        str(spec.path),
+        sha256(_canon(spec.value)),
+        key=key,
+        engine=spec.engine,
+    )
     if current is not None and _canon(current) == _canon(spec.value):
         if not dry_run:
             manifest.confirm(new)

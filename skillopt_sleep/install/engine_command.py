@@ -5,6 +5,13 @@ user's shell's, so every shim names the engine by absolute path: the ``skillopt-
 script of *this* interpreter's install (or ``python -c`` into the CLI when there is none), and
 ``python -m skillopt_sleep.mcp`` for the MCP server. The same commands go to ``engine.json``,
 which the plugin's stdlib-only launcher reads.
+
+A clone (or venv) moved or deleted after install would make every shim fail where the user sees
+nothing: a hook's failure is swallowed, an MCP server just does not start. So on POSIX a shim
+runs a wrapper in ``<state>/install/bin`` instead (:func:`wrappers`): a few lines of sh that
+check the engine is still there, else print one line naming it and the fix (:func:`gone`) to
+stderr and exit 127. Reinstalling rewrites the wrappers, so the harness files need not change.
+Windows has no sh to run one with: its shims name the engine directly, as before.
 """
 
 from __future__ import annotations
@@ -68,6 +75,63 @@ def pointer() -> dict[str, object]:
     return {"python": python(), "cli": cli_argv(), "mcp": mcp_argv()}
 
 
+REINSTALL = (
+    "reinstall from the clone: bash scripts/bootstrap.sh && .venv/bin/skillopt-sleep install"
+)
+"""The fix for a moved or deleted engine (the plugin's stdlib ``_locate.py`` says the same)."""
+GONE_EXIT = 127  # the shell's "command not found"
+
+
+def gone(path: str) -> str:
+    """The one line a shim prints when the engine it runs is no longer there."""
+    return f"skillopt-sleep: the engine {path} is gone (moved or deleted); {REINSTALL}"
+
+
+def wrapped(*, windows: bool | None = None) -> bool:
+    """Whether shims run the checking wrappers (POSIX), not the engine itself (Windows)."""
+    return not (windows if windows is not None else os.name == "nt")
+
+
+def wrapper_dir() -> Path:
+    return install_dir() / "bin"
+
+
+def wrappers(*, windows: bool | None = None) -> dict[Path, list[str]]:
+    """Each wrapper install writes and the engine argv it runs; none on Windows."""
+    if not wrapped(windows=windows):
+        return {}
+    return {
+        wrapper_dir() / "skillopt-sleep": cli_argv(),
+        wrapper_dir() / "skillopt-sleep-python": [python()],
+    }
+
+
+def wrapper_script(argv: Sequence[str]) -> str:
+    """A POSIX sh wrapper that runs ``argv`` with its own arguments, after checking that the
+    engine's files (``argv[0]`` and the interpreter behind it) are still executable."""
+    needs = dict.fromkeys([argv[0], python()])
+    checks = "".join(
+        f"[ -x {shlex.quote(path)} ] || "
+        f"{{ printf '%s\\n' {shlex.quote(gone(path))} >&2; exit {GONE_EXIT}; }}\n"
+        for path in needs
+    )
+    header = (
+        "#!/bin/sh\n# Written by `skillopt-sleep install`: runs the engine, or says it is gone.\n"
+    )
+    return f'{header}{checks}exec {shlex.join(argv)} "$@"\n'
+
+
+def shim_cli(*, windows: bool | None = None) -> list[str]:
+    """The CLI as harness files name it: the wrapper, else (Windows) the engine itself."""
+    return [str(wrapper_dir() / "skillopt-sleep")] if wrapped(windows=windows) else cli_argv()
+
+
+def shim_mcp(*, windows: bool | None = None) -> list[str]:
+    """The MCP server as harness configs name it (through the wrapped interpreter on POSIX)."""
+    wrapper = wrapper_dir() / "skillopt-sleep-python"
+    return [str(wrapper) if wrapped(windows=windows) else python(), "-m", "skillopt_sleep.mcp"]
+
+
 def resolves(argv: Sequence[str]) -> bool:
     """Whether the first word of ``argv`` is still an executable (``doctor`` checks this)."""
     first = argv[0] if argv else ""
@@ -79,4 +143,5 @@ PLACEHOLDER = "{{SKILLOPT_SLEEP}}"
 
 def render(template_text: str, *, windows: bool | None = None) -> str:
     """A shipped template with the engine's absolute command filled in."""
-    return template_text.replace(PLACEHOLDER, shell_command(cli_argv(), windows=windows))
+    command = shell_command(shim_cli(windows=windows), windows=windows)
+    return template_text.replace(PLACEHOLDER, command)

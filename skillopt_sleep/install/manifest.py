@@ -39,7 +39,9 @@ def install_dir() -> Path:
 class Entry:
     """One thing written for a harness. ``sha256`` is of what we wrote (the file, the JSON value,
     the block); ``backup`` is where a file that was there before now sits; ``created`` is True when
-    the containing file did not exist before us; ``undo`` is the argv that reverses a command."""
+    the containing file did not exist before us; ``undo`` is the argv that reverses a command;
+    ``engine`` is the executable the thing runs (a wrapper, or the engine), which ``doctor``
+    follows to report a moved or deleted engine."""
 
     harness: str
     kind: EntryKind
@@ -51,6 +53,7 @@ class Entry:
     created_dirs: list[str] = field(default_factory=list)
     undo: list[str] = field(default_factory=list)
     prefix: str = ""  # text-block: the separator added before the block, removed with it
+    engine: str = ""
 
     @property
     def ident(self) -> tuple[str, str, str]:
@@ -77,13 +80,14 @@ class Manifest:
         self.entries = [e for e in self.entries if e.ident != entry.ident]
 
     def confirm(self, entry: Entry) -> None:
-        """What is on disk is what ``entry`` describes: add it when missing; refresh the hash of
-        an older entry (an update killed before its save) and keep the rest of it."""
+        """What is on disk is what ``entry`` describes: add it when missing; refresh the hash and
+        the engine of an older entry (an update killed before its save, an entry recorded before
+        engines were) and keep the rest of it."""
         old = self.find(*entry.ident)
         if old is None:
             self.put(entry)
-        elif old.sha256 != entry.sha256:
-            self.put(replace(old, sha256=entry.sha256))
+        elif (old.sha256, old.engine) != (entry.sha256, entry.engine):
+            self.put(replace(old, sha256=entry.sha256, engine=entry.engine))
 
     def record(self, entry: Entry) -> None:
         """Put and save at once: called before a write, so a kill during it leaves an entry that

@@ -53,6 +53,7 @@ class FileSpec:
     path: Path
     content: str
     executable: bool = False
+    engine: str = ""  # the executable the file runs (``doctor`` checks it is still there)
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class JsonKeySpec:
     path: Path
     keys: tuple[str, ...]  # e.g. ("mcpServers", "skillopt_sleep")
     value: Any
+    engine: str = ""
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,7 @@ class BlockSpec:
     path: Path
     body: str  # the block between the markers
     table: tuple[str, ...] = ()  # a TOML table the block defines; refuse if defined elsewhere
+    engine: str = ""
 
 
 @dataclass(frozen=True)

@@ -39,8 +39,8 @@ from skillopt_sleep.engine.state import (
     append_line,
     make_private_dir,
     read_lines,
-    write_private,
 )
+from skillopt_sleep.stage import backup_store
 from skillopt_sleep.stage.proposal import link_note, load_manifest, set_state, sha256
 
 _TEMP_PART = re.compile(r"[a-z0-9_]{8}")  # the random part of a tempfile.mkstemp name
@@ -264,15 +264,16 @@ def recover(state: ProjectState) -> list[Recovery]:
 
 
 def _back_up(backup: Path, files: list[dict[str, Any]]) -> None:
-    """Save every live file as it is now; stale backups of an earlier, undone adopt go first, so
-    a missing backup always means "no file before this adopt"."""
+    """Save every live file as it is now, each content stored once (:mod:`.backup_store`);
+    stale backups of an earlier, undone adopt go first, so a missing backup always means "no
+    file before this adopt"."""
     make_private_dir(backup)
     for stale in backup.glob("*.orig"):
         stale.unlink()
     for index, entry in enumerate(files):
         live = _read_live(Path(entry["live_path"]))
         if live is not None:
-            write_private(backup / f"{index:02d}.orig", live)
+            backup_store.keep(backup.parent, backup / f"{index:02d}.orig", live)
 
 
 def _refuse_outside(state: ProjectState, files: list[dict[str, Any]], home: Path) -> None:

@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from skillopt_core.backends import (
     BackendUnavailable,
@@ -21,6 +22,10 @@ from skillopt_core.backends.handoff import (
     read_pending,
     request_id,
 )
+from skillopt_core.cli import app as skillopt_app
+from skillopt_core.errors import EXIT_USAGE, exit_code_for
+
+TOY = Path(__file__).resolve().parents[2] / "skillopt_core" / "data" / "toy"
 
 REFLECT = CompletionRequest.of("Which edit would fix these failures?", purpose="reflect")
 JUDGE = CompletionRequest.of(
@@ -138,6 +143,33 @@ def test_no_directory_is_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
     assert ENV_DIR in err.value.hint
     with pytest.raises(BackendUnavailable):
         backend.complete(REFLECT)
+
+
+def test_no_directory_is_a_configuration_error_naming_the_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A missing setting is the documented usage/config exit (2), not a runtime failure (1),
+    and the message names the variable and the option to set."""
+    monkeypatch.delenv(ENV_DIR, raising=False)
+    with pytest.raises(BackendUnavailable) as err:
+        create_backend("handoff").health_check()
+    assert exit_code_for(err.value) == EXIT_USAGE
+    assert ENV_DIR in err.value.message and "dir" in err.value.message
+    assert f"{ENV_DIR}=" in err.value.hint and "--option dir=PATH" in err.value.hint
+    ran = CliRunner().invoke(
+        skillopt_app,
+        [
+            "train",
+            "--split-dir",
+            str(TOY),
+            "--out-root",
+            str(tmp_path / "runs"),
+            "--backend",
+            "handoff",
+        ],
+    )
+    assert ran.exit_code == EXIT_USAGE, ran.output
+    assert ENV_DIR in ran.stderr and "fix:" in ran.stderr
 
 
 def test_unwritable_directory_is_unavailable(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ reaches the model); the plugin's SessionEnd hook records the session; uninstall 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -156,7 +157,10 @@ def test_other_actions_run_the_engine_through_the_allowed_bash_tool(tmp_path: Pa
     ):
         installed = _engine(h, "install", "claude-code", "--no-plugin")
         assert installed.returncode == 0, installed.stderr
-        engine.append(json.loads((state / "install" / "engine.json").read_text())["cli"][0])
+        command = (h.home / ".claude" / "commands" / "skillopt-sleep.md").read_text()
+        allowed = re.search(r"allowed-tools: Bash\((.+):\*\)", command)
+        assert allowed, command
+        engine.append(allowed.group(1))  # the engine as the command names it (its wrapper)
         done = h.run(["-p", "/skillopt-sleep proposals"], cwd=project, timeout_s=180)
     log = done.stdout[-2000:] + done.stderr[-2000:]
     answered = [r for r in fake.generation_requests if has_tool_result(r.body)]

@@ -1,18 +1,22 @@
 """Codex, offline against the loopback fake, in a temporary HOME / CODEX_HOME:
 `bash plugins/codex/install.sh` installs the skill and the MCP server, `codex exec` lists the
 skill in what it sends and gets the MCP status tool's result back, and `uninstall.sh` leaves the
-home exactly as it was."""
+home exactly as it was. `codex exec` (approval policy `never`) starts a night with the MCP
+`dry_run` tool, which the install approved, and is still refused `adopt`."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from skillopt_core.testing.harness import find_cli, offline_harness
+from skillopt_core.testing.harness import OfflineHarness, find_cli, offline_harness
 from tests.integrations._toolfake import (
     ToolFakeServer,
     call_tool_once,
@@ -101,6 +105,64 @@ def test_install_sh_then_codex_exec_sees_the_skill_and_calls_the_mcp_status(
         assert {k: after.get(k) for k in before} == before
         assert not (h.home / ".agents").exists()
         assert not any("skillopt" in k for k in after), [k for k in after if "skillopt" in k]
+
+
+def _tool_output(body: Mapping[str, Any]) -> str:
+    """What Codex sent back as the result of the model's tool call (a tool's text, or why Codex
+    did not run it)."""
+    outputs = [
+        item.get("output")
+        for item in body.get("input") or []
+        if isinstance(item, Mapping) and item.get("type") == "function_call_output"
+    ]
+    return "\n".join(o if isinstance(o, str) else json.dumps(o) for o in outputs)
+
+
+@needs_codex
+def test_codex_exec_starts_a_night_over_mcp_and_is_still_refused_adopt(tmp_path: Path) -> None:
+    """`codex exec` has approval policy `never`: a tool Codex would ask about is refused. `dry_run`
+    (not read-only, open-world) is one, so only the install's approval lets it start a night;
+    `adopt` must stay refused."""
+    state, project = tmp_path / "state", tmp_path / "webapp"
+    project.mkdir()
+    env_extra = {
+        "SKILLOPT_SLEEP_HOME": str(state),
+        "SKILLOPT_SLEEP_PYTHON": sys.executable,
+        "SKILLOPT_SLEEP_PROJECT": str(project),
+    }
+    arguments = {
+        "dry_run": {"project": str(project), "backend": "mock", "max_calls": 0},
+        "adopt": {"project": str(project)},
+    }
+    wanted = ["dry_run"]
+
+    def respond(body: Mapping[str, Any]) -> Any:
+        tool = wanted[0]
+        return call_tool_once(matching("skillopt_sleep", tool), arguments[tool])(body)
+
+    def ask(h: OfflineHarness, fake: ToolFakeServer, prompt: str) -> str:
+        seen = len(fake.generation_requests)
+        wait = ["-c", "mcp_servers.skillopt_sleep.required=true"]
+        done = h.ask(prompt, cwd=project, extra_args=wait, timeout_s=60)
+        answered = [r for r in fake.generation_requests[seen:] if has_tool_result(r.body)]
+        assert answered, (done.stdout[-2000:], done.stderr[-2000:])
+        return _tool_output(answered[-1].body)
+
+    with (
+        ToolFakeServer(respond) as fake,
+        offline_harness("codex", fake, tmp_path, env_overrides=env_extra) as h,
+    ):
+        installed = _script("install.sh", dict(h.env))
+        assert installed.returncode == 0, installed.stderr
+
+        started = ask(h, fake, "Start a SkillOpt-Sleep dry run.")
+        assert "approval" not in started.lower(), started
+        assert "job-" in started and str(project) in started, started
+        assert list(state.glob("projects/*/jobs/*")), "the server never started the night"
+
+        wanted[0] = "adopt"
+        refused = ask(h, fake, "Adopt the SkillOpt-Sleep proposal.")
+        assert "approval" in refused.lower(), refused
 
 
 def test_install_sh_explains_a_missing_engine(tmp_path: Path) -> None:

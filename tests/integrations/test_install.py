@@ -97,7 +97,7 @@ def test_user_configs_keep_their_own_content_through_a_round_trip(homes: Homes) 
     assert after[".codex/config.toml"] == before[".codex/config.toml"]
     assert json.loads(after[".copilot/mcp-config.json"]) == mine
     assert set(after) == set(before)
-    assert not pointer_path().exists()
+    assert not pointer_path().exists() and not (pointer_path().parent / "bin").exists()
 
 
 def test_a_server_the_user_registered_themselves_is_left_alone(homes: Homes) -> None:

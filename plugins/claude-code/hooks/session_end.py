@@ -2,7 +2,11 @@
 
 SessionEnd hooks share a budget of about 1.5 s and cannot block the session ending, so this reads
 the hook's JSON from stdin with a short bound, appends one line (session id, transcript path,
-cwd, reason, time) to ``<state>/session-end.jsonl`` and exits 0 whatever happens. Stdlib only.
+cwd, reason, time) to ``<state>/session-end.jsonl`` and exits 0 whatever happens, with one
+exception: when the engine ``skillopt-sleep install`` recorded is gone (the clone or its venv
+moved or deleted), no night runs until it is reinstalled, so it says so on stderr, with the fix,
+and exits 2, the code whose stderr Claude Code shows the user at the end of a session (any other
+failure of a hook is hidden). Stdlib only.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
 MAX_INPUT = 1 << 16
 READ_SECONDS = 0.3
+SHOWN = 2  # SessionEnd: the exit code whose stderr Claude Code shows the user
 
 
 def _read_stdin() -> dict[str, object]:
@@ -69,9 +74,22 @@ def main() -> int:
             os.close(fd)
     except Exception:  # a hook must never fail the session
         pass
-    return 0
+    return _engine_gone()
+
+
+def _engine_gone() -> int:
+    """SHOWN, after one line on stderr, when the recorded engine is gone; else 0."""
+    try:
+        from _locate import missing_engine
+
+        line = missing_engine()
+        if line is None:
+            return 0
+        os.write(2, (line + "\n").encode("utf-8", "replace"))
+    except Exception:
+        return 0
+    return SHOWN
 
 
 if __name__ == "__main__":
-    main()
-    os._exit(0)  # do not wait for (or tear down) a reader still blocked on stdin
+    os._exit(main())  # do not wait for (or tear down) a reader still blocked on stdin

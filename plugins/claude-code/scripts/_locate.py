@@ -1,4 +1,5 @@
-"""Where SkillOpt-Sleep keeps its state, computed without the engine (stdlib only).
+"""Where SkillOpt-Sleep keeps its state, and whether the engine it recorded is still there,
+computed without the engine (stdlib only).
 
 The plugin's launcher and hook run from Claude Code's plugin cache under whatever Python is on
 PATH, so they cannot import the engine to ask. This mirrors ``skillopt_sleep.paths.state_dir``:
@@ -7,6 +8,7 @@ PATH, so they cannot import the engine to ask. This mirrors ``skillopt_sleep.pat
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -31,3 +33,28 @@ def state_dir() -> Path:
 def engine_pointer() -> Path:
     """``engine.json``, written by ``skillopt-sleep install``: the engine's absolute commands."""
     return state_dir() / "install" / "engine.json"
+
+
+REINSTALL = (
+    "reinstall from the clone: bash scripts/bootstrap.sh && .venv/bin/skillopt-sleep install"
+)
+
+
+def gone(path: str) -> str:
+    """The line every shim prints for an engine that is gone (the engine's own wrappers say the
+    same: ``skillopt_sleep.install.engine_command.gone``)."""
+    return f"skillopt-sleep: the engine {path} is gone (moved or deleted); {REINSTALL}"
+
+
+def missing_engine(kind: str = "cli") -> str | None:
+    """:func:`gone` for the ``kind`` command ``engine.json`` records when its executable is no
+    longer there (the clone or its venv moved or deleted); None when it is there, or when no
+    engine was recorded (nothing installed through ``skillopt-sleep install``)."""
+    try:
+        data = json.loads(engine_pointer().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    argv = data.get(kind) if isinstance(data, dict) else None
+    if not isinstance(argv, list) or not argv or os.path.isfile(str(argv[0])):
+        return None
+    return gone(str(argv[0]))

@@ -2,8 +2,9 @@
 
 Claude Code copies only this plugin folder into its cache, so the engine is found through what
 ``skillopt-sleep install`` recorded (``engine.json``: absolute interpreter and commands), then a
-``skillopt-sleep`` on PATH, then an interpreter that can import ``skillopt_sleep``. Stdlib only;
-the exit code is the engine's.
+``skillopt-sleep`` on PATH, then an interpreter that can import ``skillopt_sleep``. When none
+works it says why on stderr: the recorded engine that is gone (the clone or its venv moved or
+deleted) and the fix, or how to install one. Stdlib only; the exit code is the engine's.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _locate import engine_pointer
+from _locate import engine_pointer, missing_engine
 
 HINT = (
     "SkillOpt-Sleep engine not found. It is not on PyPI: install it from its clone "
@@ -54,7 +55,7 @@ def main(argv: list[str]) -> int:
     kind, rest = ("mcp", []) if argv[:1] == ["mcp"] else ("cli", argv)
     command = _recorded(kind) or _fallback(kind)
     if command is None:
-        print(HINT, file=sys.stderr)
+        print(missing_engine(kind) or HINT, file=sys.stderr)
         return 1
     if os.name == "nt":
         return subprocess.call([*command, *rest])
