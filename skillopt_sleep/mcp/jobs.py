@@ -1,125 +1,189 @@
-"""Background nights for the MCP server: a run or dry run starts in a thread and returns at once.
+"""Background nights for the MCP server: a run or dry run starts and the tool returns at once.
 
-A night can take an hour with a real backend; a tool call must not hold the client that long, and
-the stdio loop must keep answering. :class:`Jobs` starts ``run_night`` in a daemon thread, keeps
-the engine's ``(stage, done, total)`` progress, and hands back a :class:`JobView` that the
-``night_status`` tool reports. One job per project at a time here; across processes the engine's
-own project lock still decides (a second night fails with BusyError, reported as the job's error).
+A night can take an hour with a real backend; a tool call must not hold the client that long,
+and the night must not die with the server (the client session ends, the harness restarts it).
+:class:`Jobs` starts each night in a detached process of its own (:mod:`._night_child`: a new
+session, stdin from /dev/null, output to the job's log) that records its progress and outcome in
+a job file (:mod:`.jobfile`), so ``night_status`` reads it from any server process, and
+``cancel_night`` stops it with SIGTERM to its process group. One night per project: a job that
+still runs refuses a second here, and across processes the engine's project lock decides (a
+second night fails with BusyError, recorded as the job's error).
+
+With an injected ``runner`` (tests), or on Windows (no fork-and-inherit of the job's lock), the
+night runs in a thread of the server instead, recorded in the same job file.
 """
 
 from __future__ import annotations
 
-import itertools
+import contextlib
+import os
+import signal
+import subprocess
+import sys
 import threading
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from skillopt_core.errors import BusyError, exit_code_for
-from skillopt_sleep.engine.records import NightReport
+from skillopt_core.errors import BusyError, SkillOptError, UsageError
+from skillopt_sleep.mcp import jobfile
+from skillopt_sleep.mcp.jobfile import JobRecorder, JobState, JobView, NightRunner
+from skillopt_sleep.paths import PRIVATE_FILE_MODE
 
-JobState = Literal["running", "finished", "failed"]
-NightRunner = Callable[..., NightReport]
+__all__ = ["CHILD", "JobState", "JobView", "Jobs", "NightRunner"]
 
-
-@dataclass(frozen=True)
-class JobView:
-    """What a client sees of one background night."""
-
-    id: str
-    project: str
-    dry_run: bool
-    state: JobState
-    started_at: str
-    stage: str = ""
-    done: int = 0
-    total: int = 0
-    finished_at: str = ""
-    error: str = ""
-    exit_code: int = 0
-    report: NightReport | None = None
-    stages: Mapping[str, str] = field(default_factory=dict)  # stage -> "done/total"
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat()
+CHILD: tuple[str, ...] = (sys.executable, "-m", "skillopt_sleep.mcp._night_child")
+"""The command of a night's process; the job folder is appended."""
 
 
 class Jobs:
-    """The server's background nights, keyed by job id; thread-safe."""
+    """The background nights of the server's projects, read from their job files."""
 
-    def __init__(self, runner: NightRunner | None = None) -> None:
+    def __init__(self, runner: NightRunner | None = None, command: Sequence[str] = CHILD) -> None:
         self._runner = runner
-        self._lock = threading.Lock()
-        self._jobs: dict[str, JobView] = {}
+        self._command = tuple(command)
+        self._lock = threading.Lock()  # tool calls run in worker threads
+        self._children: dict[str, subprocess.Popen[bytes]] = {}
         self._threads: dict[str, threading.Thread] = {}
-        self._ids = itertools.count(1)
 
-    def _run_night(self) -> NightRunner:
-        if self._runner is not None:
-            return self._runner
-        from skillopt_sleep.engine import run_night
+    @property
+    def detached(self) -> bool:
+        return self._runner is None and sys.platform != "win32"
 
-        return run_night
+    def start(self, project: Path, overrides: Mapping[str, Any], *, dry_run: bool) -> JobView:
+        """Start a night for ``project`` with the config ``overrides``; BusyError while a job
+        of the project still runs."""
+        from skillopt_sleep.engine import load_config
 
-    def start(self, project: Path, config: Any, *, dry_run: bool) -> JobView:
-        """Start a night for ``project``; BusyError if this server already runs one for it."""
+        config = load_config(project, dict(overrides))  # a bad setting fails the call itself
         with self._lock:
-            for job in self._jobs.values():
-                if job.project == str(project) and job.state == "running":
-                    raise BusyError(
-                        f"a night for {project} is already running (job {job.id})",
-                        hint="call night_status with that job id and wait for it to finish",
-                    )
-            job_id = f"night-{next(self._ids)}"
-            view = JobView(job_id, str(project), dry_run, "running", _now())
-            self._jobs[job_id] = view
-        runner = self._run_night()
-
-        def progress(stage: str, done: int, total: int) -> None:
-            with self._lock:
-                current = self._jobs[job_id]
-                stages = {**current.stages, stage: f"{done}/{total}"}
-                self._jobs[job_id] = replace(
-                    current, stage=stage, done=done, total=total, stages=stages
+            self._reap()
+            running = jobfile.running_jobs(project)
+            if running:
+                job_id = running[-1].id
+                raise BusyError(
+                    f"a night for {project} is already running (job {job_id})",
+                    hint=f"call night_status with job_id {job_id} until it has finished, or "
+                    "cancel_night to stop it",
                 )
+            jobfile.prune(project)
+            directory = jobfile.create(project)
+            lock = jobfile.hold_lock(directory)
+            log = str(directory / jobfile.LOG_FILE) if self.detached else ""
+            view = JobView(directory.name, str(project), dry_run, "running", jobfile.now(), log=log)
+            try:
+                jobfile.write_view(directory, view)
+                if self.detached:
+                    return self._spawn(directory, view, lock, overrides)
+                self._thread(directory, view, lock, config)
+                lock = -1  # the thread closes it when the night has ended
+                return view
+            finally:
+                if lock >= 0:
+                    os.close(lock)
+
+    def _spawn(
+        self, directory: Path, view: JobView, lock: int, overrides: Mapping[str, Any]
+    ) -> JobView:
+        """The night's own process, holding ``lock`` (inherited) for as long as it lives."""
+        from skillopt_sleep.engine.state import write_json
+
+        request = {"project": view.project, "dry_run": view.dry_run, "overrides": dict(overrides)}
+        write_json(directory / jobfile.REQUEST_FILE, request)
+        log = os.open(view.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE_FILE_MODE)
+        try:
+            child = subprocess.Popen(
+                [*self._command, str(directory)],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                cwd=view.project,
+                start_new_session=True,
+                pass_fds=(lock,),
+            )
+        except OSError as exc:
+            failed = SkillOptError(
+                f"cannot start the night process: {exc.strerror or exc}",
+                hint=f"check that {self._command[0]} runs",
+            )
+            JobRecorder(directory, view).fail(failed)
+            raise failed from None
+        finally:
+            os.close(log)
+        os.ftruncate(lock, 0)  # whoever reads the lock learns the pid to signal
+        os.write(lock, f"{child.pid}\nskillopt-sleep night (MCP job {view.id})".encode())
+        self._children[view.id] = child
+        return replace(view, pid=child.pid)
+
+    def _thread(self, directory: Path, view: JobView, lock: int, config: Any) -> None:
+        runner = self._runner
+        if runner is None:
+            from skillopt_sleep.engine import run_night
+
+            runner = run_night
+        chosen: NightRunner = runner
+        project = Path(view.project)
 
         def work() -> None:
             try:
-                report = runner(project, config, dry_run=dry_run, progress=progress)
-            except BaseException as exc:  # reported to the client, never raised into the void
-                self._update(job_id, state="failed", error=str(exc), exit_code=exit_code_for(exc))
-            else:
-                self._update(job_id, state="finished", report=report)
+                jobfile.record(
+                    JobRecorder(directory, view),
+                    lambda progress: chosen(
+                        project, config, dry_run=view.dry_run, progress=progress
+                    ),
+                )
+            finally:
+                os.close(lock)
 
-        thread = threading.Thread(target=work, name=f"skillopt-sleep-{job_id}", daemon=True)
-        with self._lock:
-            self._threads[job_id] = thread
+        thread = threading.Thread(target=work, name=f"skillopt-sleep-{view.id}", daemon=True)
+        self._threads[view.id] = thread
         thread.start()
-        return self.get(job_id)
 
-    def _update(self, job_id: str, **changes: Any) -> None:
-        with self._lock:
-            self._jobs[job_id] = replace(self._jobs[job_id], finished_at=_now(), **changes)
+    def _reap(self) -> None:
+        """Collect the exit status of our ended night processes (no zombies left behind)."""
+        for job_id, child in list(self._children.items()):
+            if child.poll() is not None:
+                del self._children[job_id]
 
     def get(self, job_id: str) -> JobView:
+        """The job ``job_id`` of any project, whichever server started it (KeyError if none)."""
         with self._lock:
-            if job_id not in self._jobs:
-                known = ", ".join(self._jobs) or "none yet"
-                raise KeyError(f"no job {job_id!r} (known jobs: {known})")
-            return self._jobs[job_id]
+            self._reap()
+        return jobfile.read_view(jobfile.find(job_id))
 
-    def latest(self, project: Path | None = None) -> JobView | None:
+    def latest(self, project: Path) -> JobView | None:
+        """The project's most recent job, or None."""
         with self._lock:
-            views = [j for j in self._jobs.values() if project is None or j.project == str(project)]
-        return views[-1] if views else None
+            self._reap()
+        jobs = jobfile.project_jobs(project)
+        return jobfile.read_view(jobs[-1]) if jobs else None
+
+    def cancel(self, job_id: str) -> JobView:
+        """SIGTERM to the night's process group; the job file says when it has stopped. A job
+        that has already ended is returned as it is."""
+        directory = jobfile.find(job_id)
+        view = jobfile.read_view(directory)
+        if view.state != "running":
+            return view
+        with self._lock:  # a night this server is starting has its pid in the lock by then
+            pid = jobfile.lock_holder(directory) or ""
+        if not pid.isdigit() or int(pid) <= 1 or int(pid) in (os.getpid(), os.getpgrp()):
+            raise UsageError(
+                f"job {job_id} runs inside the server process, which cannot stop it",
+                hint="wait for it to finish (night_status)",
+            )
+        with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
+            os.killpg(int(pid), signal.SIGTERM)
+        return jobfile.read_view(directory)
 
     def wait(self, job_id: str, timeout: float | None = None) -> JobView:
-        """Block until the job ends (tests and the CLI's foreground mode; never a tool call)."""
+        """Block until a night this server started ends (tests; never a tool call)."""
         with self._lock:
-            thread = self._threads.get(job_id)
+            child, thread = self._children.get(job_id), self._threads.get(job_id)
+        if child is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                child.wait(timeout)
         if thread is not None:
             thread.join(timeout)
         return self.get(job_id)

@@ -3,7 +3,8 @@
 Thin over :mod:`skillopt_sleep.engine` (no engine logic here). Every tool has an input schema whose
 choices come from the engine's registries (harvest sources, backends), an output schema taken from
 the engine's records, and read-only / destructive annotations. ``run`` and ``dry_run`` start the
-night in a background thread and return a job at once; ``night_status`` reports its progress.
+night in a detached process and return a job at once; ``night_status`` reports its progress from
+the job's file, so it outlives the session (see :mod:`skillopt_sleep.mcp.jobs`).
 The project defaults to the client's workspace root (see :mod:`skillopt_sleep.mcp.workspace`).
 Engine errors become error results that carry the exit code and the fix, never a crash.
 
@@ -12,6 +13,7 @@ reads them to build the schemas, and the choices are computed from the registrie
 """
 
 import functools
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
@@ -38,10 +40,17 @@ INSTRUCTIONS = (
     "poll `night_status` until it is finished. A run only stages a proposal; show the user "
     "`report`, and call `adopt` only when the user explicitly asks for it (`reject` declines, "
     "`rollback` undoes an adopt). Pass `project`, the absolute path of the user's repository, "
-    "unless the client declares it as a workspace root. A night runs inside this server: it "
-    "stops if the session ends before `night_status` says it finished, so for long nights "
-    "suggest `skillopt-sleep schedule` instead. Where a result says to run `skillopt-sleep X`, "
-    "use the matching tool (X with - as _), not a shell."
+    "unless the client declares it as a workspace root. "
+    + (
+        "A night runs inside this server on Windows: it stops if the session ends before "
+        "`night_status` says it finished, so for long nights suggest `skillopt-sleep schedule`. "
+        if sys.platform == "win32"
+        else "A night runs in a process of its own: it goes on if the session ends or the "
+        "server restarts, and `night_status` (by job id, or the project's latest) reports it in "
+        "a later session too; `cancel_night` stops it without touching live files. "
+    )
+    + "Where a result says to run `skillopt-sleep X`, use the matching tool (X with - as _), "
+    "not a shell."
 )
 
 
@@ -81,6 +90,7 @@ Sources = Annotated[
 ]
 MaxTasks = Annotated[int | None, Field(ge=1, description="Most training tasks replayed.")]
 MaxCalls = Annotated[int | None, Field(ge=0, description="Hard limit on model calls.")]
+JobId = Annotated[str | None, Field(description="Job id from run / dry_run.")]
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 STAGES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=True)
@@ -88,6 +98,7 @@ CHANGES_LIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open
 MARKS = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
+STOPS = MARKS  # cancelling ends a night's process; nothing durable is lost, a second call is moot
 
 
 def ask_roots(ctx: Context, project: str | None = None) -> Any:
@@ -148,15 +159,19 @@ def _overrides(
 
 
 def build_server(
-    *, default_project: Path | None = None, runner: NightRunner | None = None
+    *,
+    default_project: Path | None = None,
+    runner: NightRunner | None = None,
+    jobs: Jobs | None = None,
 ) -> MCPServer:
     """A fresh server. ``default_project``: the project of a call that names none when the
     client declares no root, and of the resources (which carry no arguments); ``runner``
-    replaces ``run_night`` in tests."""
+    replaces ``run_night`` in tests (the night then runs in a thread of the server); ``jobs``
+    replaces the background nights altogether (tests: another night process)."""
     server = MCPServer(
         "skillopt_sleep", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
     )
-    jobs = Jobs(runner)
+    jobs = jobs or Jobs(runner)
     seen: dict[str, Path] = {}
 
     def tool(annotations: ToolAnnotations) -> Callable[[F], F]:
@@ -230,10 +245,7 @@ def build_server(
         dry_run: bool,
         overrides: dict[str, Any],
     ) -> JobView:
-        from skillopt_sleep.engine import load_config
-
-        root = project_of(project, roots)
-        return jobs.start(root, load_config(root, overrides), dry_run=dry_run)
+        return jobs.start(project_of(project, roots), overrides, dry_run=dry_run)
 
     @tool(STAGES)
     def dry_run(
@@ -244,7 +256,8 @@ def build_server(
         max_tasks: MaxTasks = None,
         max_calls: MaxCalls = None,
     ) -> JobView:
-        """Start a night that stages nothing, in the background; poll `night_status`."""
+        """Start a night that stages nothing, in a background process that outlives this
+        session; poll `night_status`."""
         return start(roots, project, True, _overrides(backend, sources, max_tasks, max_calls))
 
     @tool(STAGES)
@@ -256,24 +269,33 @@ def build_server(
         max_tasks: MaxTasks = None,
         max_calls: MaxCalls = None,
     ) -> JobView:
-        """Start a night in the background: harvest, mine, replay, gated edits, stage a proposal.
-        Never changes live files; poll `night_status`, then show `report`."""
+        """Start a night in a background process that outlives this session: harvest, mine,
+        replay, gated edits, stage a proposal. Never changes live files; poll `night_status`,
+        then show `report`."""
         return start(roots, project, False, _overrides(backend, sources, max_tasks, max_calls))
 
-    @tool(READ_ONLY)
-    def night_status(
-        roots: Roots,
-        job_id: Annotated[str | None, Field(description="Job id from run / dry_run.")] = None,
-        project: Project = None,
-    ) -> JobView:
-        """Progress of a background night (default: the latest one of the project)."""
+    def job_of(job_id: str | None, project: str | None, roots: ListRootsResult | None) -> str:
+        """The job named, else the project's latest."""
         if job_id:
-            return jobs.get(job_id)
+            return job_id
         root = project_of(project, roots)
         latest = jobs.latest(root)
         if latest is None:
-            raise ToolError(f"no night was started by this server for {root}; call run first")
-        return latest
+            raise ToolError(f"no night was started over MCP for {root}; call run first")
+        return latest.id
+
+    @tool(READ_ONLY)
+    def night_status(roots: Roots, job_id: JobId = None, project: Project = None) -> JobView:
+        """Progress of a background night (default: the latest one of the project), from any
+        session: a night goes on when the session that started it ends."""
+        return jobs.get(job_of(job_id, project, roots))
+
+    @tool(STOPS)
+    def cancel_night(roots: Roots, job_id: JobId = None, project: Project = None) -> JobView:
+        """Stop a running night (default: the project's latest). Live files are never touched
+        and nothing is staged; a night already staging its proposal finishes instead. Poll
+        `night_status` until it has ended."""
+        return jobs.cancel(job_of(job_id, project, roots))
 
     @tool(READ_ONLY)
     def proposals(roots: Roots, project: Project = None) -> list[Proposal]:

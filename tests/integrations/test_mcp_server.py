@@ -21,6 +21,7 @@ TOOLS = {
     "dry_run",
     "run",
     "night_status",
+    "cancel_night",
     "proposals",
     "report",
     "adopt",

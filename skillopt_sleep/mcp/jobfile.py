@@ -1,0 +1,258 @@
+"""A background night's job on disk: what ``night_status`` reads, from any server process.
+
+    <project state>/jobs/<job id>/
+        job.json      the JobView, rewritten atomically on every progress tick and at the end
+        request.json  what the night was asked (project, dry run, config overrides)
+        night.log     the night process's output (tracebacks, if it ever had one)
+        .lock         held by the night for its whole life
+
+The lock, not the pid, says whether a night still runs: the OS drops it however the process
+ends, and a recycled pid holds no lock. A job file that says running while its lock is free is
+a night that ended without finishing (killed, the machine restarted); it reads as failed, saying
+what to do. Ids carry the start time and random digits and are created exclusively, so they
+stay unique across server restarts. Everything here is private like the rest of the state.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shutil
+import sys
+import traceback
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+from skillopt_core.errors import EXIT_ERROR, SkillOptError, StorageError, exit_code_for
+from skillopt_core.lock import holder
+from skillopt_sleep.engine.records import NightReport
+from skillopt_sleep.engine.state import (
+    ProjectState,
+    make_private_dir,
+    read_json,
+    storage_error,
+    write_json,
+)
+from skillopt_sleep.paths import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, state_dir
+
+JobState = Literal["running", "finished", "failed"]
+NightRunner = Callable[..., NightReport]
+Progress = Callable[[str, int, int], None]  # = engine.night.Progress, without loading the pipeline
+
+JOB_FILE, REQUEST_FILE, LOG_FILE, LOCK_FILE = "job.json", "request.json", "night.log", ".lock"
+KEEP_JOBS = 30  # finished job folders kept per project (a night's report stays in its history)
+_JOB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+
+CANCELLED = (
+    "cancelled: the night stopped before it finished; live files are untouched and nothing was "
+    "staged (start it again with run or dry_run)"
+)
+
+
+def ended_without_finishing(log: str) -> str:
+    return (
+        "the night process ended without finishing (it was killed, or the machine restarted); "
+        "nothing live was changed: start the night again with run or dry_run"
+        + (f" (its output: {log})" if log else "")
+    )
+
+
+@dataclass(frozen=True)
+class JobView:
+    """What a client sees of one background night."""
+
+    id: str
+    project: str
+    dry_run: bool
+    state: JobState
+    started_at: str
+    stage: str = ""
+    done: int = 0
+    total: int = 0
+    finished_at: str = ""
+    error: str = ""
+    exit_code: int = 0
+    report: NightReport | None = None
+    stages: Mapping[str, str] = field(default_factory=dict)  # stage -> "done/total"
+    pid: int = 0  # the night process (0: it runs inside the server)
+    log: str = ""  # where the night process's output goes ("": it runs inside the server)
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat()
+
+
+def jobs_root(project: Path) -> Path:
+    return ProjectState(project).root / "jobs"
+
+
+def create(project: Path) -> Path:
+    """A new, empty job folder for ``project``; its name is the job id."""
+    root = make_private_dir(jobs_root(project))
+    while True:
+        job_id = f"job-{datetime.now(timezone.utc):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+        directory = root / job_id
+        try:
+            directory.mkdir(mode=PRIVATE_DIR_MODE)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise storage_error("create the job folder", directory, exc) from None
+        directory.chmod(PRIVATE_DIR_MODE)  # mkdir's mode is masked by the umask
+        return directory
+
+
+def hold_lock(directory: Path) -> int:
+    """Take the job's lock and return its descriptor: whoever holds it open is the night."""
+    fd = os.open(directory / LOCK_FILE, os.O_RDWR | os.O_CREAT, PRIVATE_FILE_MODE)
+    try:
+        if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+            import msvcrt
+
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
+
+
+def lock_holder(directory: Path) -> str | None:
+    """The pid written in the job's lock while a night holds it, "unknown" when it wrote none,
+    None when no night holds it."""
+    return holder(directory)
+
+
+def write_view(directory: Path, view: JobView) -> None:
+    from skillopt_sleep.jsonable import to_jsonable
+
+    write_json(directory / JOB_FILE, to_jsonable(view))
+
+
+@cache
+def _adapter() -> Any:
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(JobView)
+
+
+def read_view(directory: Path) -> JobView:
+    """The job as its file says, except that a running job whose lock is free has ended."""
+    from pydantic import ValidationError
+
+    path = directory / JOB_FILE
+    try:
+        view: JobView = _adapter().validate_python(read_json(path))
+    except ValidationError:
+        raise StorageError(f"{path} is damaged", hint=f"move {directory} aside") from None
+    if view.state == "running" and lock_holder(directory) is None:
+        return replace(
+            view, state="failed", error=ended_without_finishing(view.log), exit_code=EXIT_ERROR
+        )
+    return view
+
+
+def find(job_id: str) -> Path:
+    """The folder of job ``job_id``, of whichever project (KeyError when there is none)."""
+    if _JOB_ID.fullmatch(job_id):
+        found = sorted(state_dir().glob(f"projects/*/jobs/{job_id}/{JOB_FILE}"))
+        if found:
+            return found[0].parent
+    shown = repr(job_id[:80]) + ("..." if len(job_id) > 80 else "")
+    raise KeyError(
+        f"no job {shown}: call night_status without job_id for the project's latest night"
+    )
+
+
+def project_jobs(project: Path) -> list[Path]:
+    """The job folders of ``project``, oldest first (ids begin with their start time)."""
+    root = jobs_root(project)
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.iterdir() if (p / JOB_FILE).is_file())
+
+
+def running_jobs(project: Path) -> list[JobView]:
+    """The project's jobs that still run; a damaged job file is passed over (the engine's
+    project lock still keeps a second night out), so it cannot block every night to come."""
+    running = []
+    for directory in project_jobs(project):
+        try:
+            view = read_view(directory)
+        except StorageError:
+            continue
+        if view.state == "running":
+            running.append(view)
+    return running
+
+
+def prune(project: Path, keep: int = KEEP_JOBS) -> None:
+    """Remove all but the newest ``keep`` job folders whose night has ended."""
+    for directory in project_jobs(project)[:-keep]:
+        if lock_holder(directory) is None:
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+def error_text(exc: BaseException) -> str:
+    if isinstance(exc, KeyboardInterrupt):
+        return CANCELLED
+    if isinstance(exc, SkillOptError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"
+
+
+class JobRecorder:
+    """Keeps one job's view and rewrites its file on every change (only the night writes it)."""
+
+    def __init__(self, directory: Path, view: JobView) -> None:
+        self.directory, self.view = directory, view
+        write_view(directory, view)
+
+    def _save(self, **changes: Any) -> None:
+        self.view = replace(self.view, **changes)
+        write_view(self.directory, self.view)
+
+    def tick(self, stage: str, done: int, total: int) -> None:
+        stages = {**self.view.stages, stage: f"{done}/{total}"}
+        self._save(stage=stage, done=done, total=total, stages=stages)
+
+    def finish(self, report: NightReport) -> None:
+        self._save(state="finished", finished_at=now(), report=report)
+
+    def fail(self, exc: BaseException) -> None:
+        self._save(
+            state="failed", finished_at=now(), error=error_text(exc), exit_code=exit_code_for(exc)
+        )
+
+
+def record(
+    recorder: JobRecorder,
+    night: Callable[[Progress], NightReport],
+    quiet: Callable[[], AbstractContextManager[None]] = nullcontext,
+) -> int:
+    """Run ``night`` with a progress callback that records each tick, record how it ended, and
+    return its exit code. ``quiet()``: a context in which a tick's write must not be cut short
+    (the night process defers a cancel there)."""
+
+    def progress(stage: str, done: int, total: int) -> None:
+        with quiet():
+            recorder.tick(stage, done, total)
+
+    try:
+        report = night(progress)
+    except BaseException as exc:  # recorded for night_status, never raised into the void
+        if not isinstance(exc, (SkillOptError, KeyboardInterrupt)):
+            traceback.print_exc()  # the night's log (or the server's stderr)
+        recorder.fail(exc)
+        return exit_code_for(exc)
+    recorder.finish(report)
+    return 0
