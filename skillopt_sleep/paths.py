@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
+import json
 import os
 import re
 import stat
@@ -31,13 +32,39 @@ def state_dir() -> Path:
 
 def project_key(project: str | os.PathLike[str]) -> str:
     """A readable, collision-safe folder name for a project root (a folder named after a secret
-    shows as ``REDACTED-...``: state file names are stored data too)."""
+    shows as ``REDACTED-...``: state file names are stored data too).
+
+    The readable part follows the redaction rules of the version that made the folder; the digest
+    of the root does not change. So a folder an earlier version made for the project under other
+    rules (before 44c95a6 names were not redacted at all) stays the project's folder: naming it
+    anew would hide its nights, proposals, backups and schedule and harvest everything again."""
     from skillopt_core.redaction import redact
 
     resolved = str(Path(project).expanduser().resolve())
     tail = re.sub(r"[^A-Za-z0-9._-]+", "-", redact(Path(resolved).name)).strip("-") or "root"
     digest = hashlib.sha256(resolved.encode("utf-8")).hexdigest()[:10]
-    return f"{tail}-{digest}"
+    key = f"{tail}-{digest}"
+    projects = state_dir() / "projects"
+    if (projects / key).exists():
+        return key
+    return _earlier_key(projects, digest, resolved) or key
+
+
+def _earlier_key(projects: Path, digest: str, resolved: str) -> str | None:
+    """The folder under ``projects`` an earlier version named for ``resolved``: same digest, and
+    a ``project.json`` that names no other project."""
+    try:
+        folders = sorted(p for p in projects.iterdir() if p.name.endswith(f"-{digest}"))
+    except OSError:  # no state yet
+        return None
+    for folder in folders:
+        try:
+            recorded = json.loads((folder / "project.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):  # none yet, or damaged: ProjectState says so
+            recorded = None
+        if (recorded.get("project") if isinstance(recorded, dict) else None) in (None, resolved):
+            return folder.name
+    return None
 
 
 def project_state_dir(project: str | os.PathLike[str]) -> Path:

@@ -6,6 +6,10 @@ adds a duplicate), ``requests`` (one per distinct request text: family, split, n
 whose encoding depends on the text alone), ``families`` (the synthesised judge, with a fingerprint of the members it
 was made from so it is re-synthesised only when the family changed) and ``confirmations`` (the
 optimizer's answer on whether a candidate family is one task, by the hash of its request texts).
+
+``PRAGMA user_version`` is :data:`ARCHIVE_VERSION` once every archived request is kept as the miner
+keeps requests now (:func:`kept_text`); an archive of an older version is brought up to it when
+it is opened, so what those versions archived under older rules is never mined again.
 """
 
 from __future__ import annotations
@@ -14,19 +18,26 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict
-from datetime import datetime
+from dataclasses import asdict, replace
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from skillopt_sleep._sqlite import guarded
-from skillopt_sleep.mine.candidates import Candidate, normalize
+from skillopt_sleep.mine.candidates import Candidate, candidates_from_session, normalize
 from skillopt_sleep.mine.synth import JudgeSpec
-from skillopt_sleep.records import Check, Signal, SignalKind
+from skillopt_sleep.records import Check, Session, Signal, SignalKind, Turn
 
 ARCHIVE_NAME = "mine-archive.sqlite3"
+ARCHIVE_VERSION = 1  # 0: written before slash commands were kept as typed (see kept_text)
+
+# Claude Code's record of a slash command, which versions before 873271b archived as a request
+_RECORDED_COMMAND = ("<command-message>", "<command-name>")
+_COMMAND_TAG = re.compile(r"<command-(name|args)>(.*?)</command-\1>", re.DOTALL)
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS occurrences (
@@ -47,6 +58,24 @@ CREATE TABLE IF NOT EXISTS confirmations (family_hash TEXT PRIMARY KEY, groups T
 
 def text_hash(text: str) -> str:
     return hashlib.sha256(normalize(text).encode("utf-8")).hexdigest()[:20]
+
+
+def kept_text(text: str) -> str | None:
+    """An archived request's text as the miner keeps it since 873271b, or None when it keeps no
+    request of it. Before, a slash command was archived as Claude Code's record of it
+    (``<command-name>/review</command-name> <command-args>12</command-args>``): it is the
+    command as typed (``/review 12``); and a command today's rules never make a request of
+    (this engine's own ``/skillopt-sleep status`` or ``$skillopt-sleep``) was archived too: None.
+    A session resumed from such a version's harvest index brings its old turns back that way."""
+    typed = text
+    if text.startswith(_RECORDED_COMMAND):
+        tags = dict(_COMMAND_TAG.findall(text))
+        name = tags.get("name", "").strip()
+        typed = f"{name} {tags.get('args', '').strip()}".strip() if name else text
+    if not typed.lstrip().startswith(("/", "$")):  # no command: no rule about it changed
+        return typed
+    opening = Session("claude", "", "", "", _EPOCH, _EPOCH, (Turn("user", typed),))
+    return typed if candidates_from_session(opening) else None
 
 
 def candidate_to_json(candidate: Candidate) -> str:
@@ -103,6 +132,50 @@ class Archive:
             private_file(self.path)
         self._db = sqlite3.connect(str(self.path))
         self._db.executescript(_SCHEMA)
+        self._upgrade()
+
+    def _upgrade(self) -> None:
+        """Keep every request of an older version's archive as :func:`kept_text` says, in one
+        transaction: one in its old form moves to its typed form (merged with that request when
+        it was archived too, its family's judge made afresh), one never kept is forgotten."""
+        db = self._db
+        if db.execute("PRAGMA user_version").fetchone()[0] >= ARCHIVE_VERSION:
+            return
+        with db:
+            for digest, text, family in db.execute(
+                "SELECT text_hash, text, family FROM requests"
+            ).fetchall():
+                kept = kept_text(text)
+                if kept == text:
+                    continue
+                db.execute("DELETE FROM families WHERE id = ?", (family,))
+                db.execute("DELETE FROM embeddings WHERE text_hash = ?", (digest,))
+                if kept is None:
+                    db.execute("DELETE FROM occurrences WHERE text_hash = ?", (digest,))
+                else:
+                    self._move(digest, kept)
+                db.execute("DELETE FROM requests WHERE text_hash = ?", (digest,))
+            db.execute(f"PRAGMA user_version = {ARCHIVE_VERSION}")
+
+    def _move(self, digest: str, text: str) -> None:
+        """Store the request ``digest`` and its occurrences under ``text`` (the caller removes
+        the old request row)."""
+        moved = text_hash(text)
+        self._db.execute(
+            "INSERT INTO requests SELECT ?, ?, family, split, first_seen, first_night, last_night "
+            "FROM requests WHERE text_hash = ? ON CONFLICT(text_hash) DO UPDATE SET "
+            "first_seen = min(first_seen, excluded.first_seen), "
+            "first_night = min(first_night, excluded.first_night), "
+            "last_night = max(last_night, excluded.last_night)",
+            (moved, text, digest),
+        )
+        for key, blob in self._db.execute(
+            "SELECT key, candidate FROM occurrences WHERE text_hash = ?", (digest,)
+        ).fetchall():
+            self._db.execute(
+                "UPDATE occurrences SET text_hash = ?, candidate = ? WHERE key = ?",
+                (moved, candidate_to_json(replace(candidate_from_json(blob), text=text)), key),
+            )
 
     @classmethod
     def for_project(cls, project: str | Path) -> Archive:
@@ -124,6 +197,11 @@ class Archive:
         new = 0
         with self._db:
             for c in candidates:
+                if c.text.startswith(_RECORDED_COMMAND):  # an old turn of a resumed session
+                    text = kept_text(c.text)
+                    if text is None:
+                        continue
+                    c = replace(c, text=text)
                 key = f"{c.harness}:{c.session_id}:{c.turn_index}"
                 digest = text_hash(c.text)
                 stamp = c.timestamp.isoformat()
