@@ -20,6 +20,17 @@ ABLATIONS: Mapping[str, Mapping[str, Any]] = {
 }
 """Engine config overrides per ablation name (``--ablate NAME``)."""
 
+ABOUT: Mapping[str, str] = {
+    "gate": "every candidate edit is accepted, however it scores",
+    "budget": "no textual learning rate, up to 64 edits a step",
+    "buffer": "rejected edits are forgotten between nights",
+    "credit": "a rejected bundle's edits share its delta",
+    "slow-update": "no end-of-epoch slow update or meta notes",
+    "recall": "reflection sees no similar archived attempts",
+    "mining": "no task families, every request is its own task",
+}
+"""What each ablation removes, in a phrase (for ``--help``)."""
+
 
 def overrides_for(names: list[str] | tuple[str, ...]) -> dict[str, Any]:
     out: dict[str, Any] = {}

@@ -6,12 +6,16 @@ answering with the simulated world. The wire carries no metadata, so the respond
 replay prompt back (the skill from the system prompt, the request after the engine marker) and
 looks the request's hidden requirement up in the persona's own days, as the world would know it.
 The optimizer stays ``mock`` (it is the simulated developer's judgement, not a model under test).
+A user's ``HTTP(S)_PROXY`` is bypassed for the loopback address (no proxy can reach it), and the
+result names the target but not the server's port, so the same seed writes the same JSON.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -25,7 +29,9 @@ from skillopt_core.testing import FakeModelServer
 from skillopt_core.testing._wire import request_text
 from skillopt_sleep.records import Check
 
+TARGET = "openai:fake-model"
 _SKILL = "## Skill\n"
+_NO_PROXY = ("NO_PROXY", "no_proxy")
 _CONTEXT = "\n\nContext from the original session:"
 
 
@@ -78,11 +84,29 @@ def responder(table: Mapping[str, Check], settings: MockSettings) -> Any:
     return answer
 
 
+@contextmanager
+def _loopback_unproxied() -> Iterator[None]:
+    """Requests to 127.0.0.1 go straight to it for the block, whatever proxy the user set."""
+    saved = {name: os.environ.get(name) for name in _NO_PROXY}
+    for name, value in saved.items():
+        os.environ[name] = ",".join(filter(None, (value, "127.0.0.1", "localhost")))
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 def run_loopback(spec: ExperimentSpec, keep: Path | None = None) -> ExperimentResult:
     import skillopt_sleep.replay  # noqa: F401  (registers the replay world with the mock handlers)
 
     settings = MockSettings(seed=spec.seed, profile=spec.profile)
-    with FakeModelServer(responder=responder(requirements(spec), settings)) as fake:
+    server = FakeModelServer(responder=responder(requirements(spec), settings))
+    with _loopback_unproxied(), server as fake:
         options = f'{{profile = "{spec.profile}", base_url = "{fake.openai_base_url}", api_key = "loopback"}}'
-        extra = {**spec.extra, "backends.target": "openai:fake-model", "backends.options": options}
-        return run(replace(spec, extra=extra), keep=keep)
+        extra = {**spec.extra, "backends.target": TARGET, "backends.options": options}
+        result = run(replace(spec, extra=extra), keep=keep)
+    return replace(result, spec=replace(spec, extra={**spec.extra, "backends.target": TARGET}))

@@ -115,13 +115,25 @@ class ExperimentResult:
         return self.improves and bool(self.harmful_rejected)
 
 
-def _config(world: PersonaWorld, project: Path, spec: ExperimentSpec, profile: str) -> Any:
+UNMETERED: Mapping[str, Any] = {"budget.max_calls": 0}
+"""The held-out scorer's setting: it scores after every night, so a night's call budget (400)
+would stop a run of 8 nights or more (24 requests x 2 replays x 9 scorings)."""
+
+
+def _config(
+    world: PersonaWorld,
+    project: Path,
+    spec: ExperimentSpec,
+    profile: str,
+    more: Mapping[str, Any] | None = None,
+) -> Any:
     overrides = {
         **world.overrides(),
         "night.seed": spec.seed,
         "backends.options": f'{{profile = "{profile}"}}',
         **overrides_for(spec.ablate),
         **spec.extra,
+        **(more or {}),
     }
     return load_config(project, overrides)
 
@@ -160,7 +172,7 @@ def run(spec: ExperimentSpec, keep: Path | None = None) -> ExperimentResult:
     eval_profile = spec.profile if spec.eval_profile is None else spec.eval_profile
     with isolated_world(persona, sessions, keep) as world:
         first = world.projects[0]
-        scorer = open_night_roles(_config(world, first, spec, eval_profile))[0]
+        scorer = open_night_roles(_config(world, first, spec, eval_profile, UNMETERED))[0]
 
         def score(live: Mapping[str, Sequence[str]]) -> HeldOutScore:
             return score_held_out(

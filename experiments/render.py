@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+from typing import Any
+
 from experiments.proof import ExperimentResult
 
 
@@ -15,6 +18,8 @@ def summary_lines(result: ExperimentResult) -> list[str]:
     target = f", target profile {spec.profile or 'default'}"
     if spec.eval_profile is not None and spec.eval_profile != spec.profile:
         target += f" (held-out scored on profile {spec.eval_profile or 'default'})"
+    if spec.extra.get("backends.target"):
+        target += f", target backend {spec.extra['backends.target']}"
     lines = [
         f"persona {spec.persona}, seed {spec.seed}, {spec.nights} nights over {spec.train_days} "
         f"training days{ablated}{target}",
@@ -50,3 +55,32 @@ def summary_lines(result: ExperimentResult) -> list[str]:
             f"{edit.op} {(edit.content or edit.anchor)[:90]}"
         )
     return lines
+
+
+def transfer_lines(cross: ExperimentResult, direct: ExperimentResult) -> list[str]:
+    """The comparison a transfer run is for, from its two results."""
+    source, target = cross.spec.profile, direct.spec.profile
+    return [
+        f"transfer: held-out on target {target}: {_pct(direct.baseline)} untrained, "
+        f"{_pct(cross.final)} trained on {source}, {_pct(direct.final)} trained on {target}",
+    ]
+
+
+def result_json(result: ExperimentResult) -> dict[str, Any]:
+    """The result's records plus the totals the summary prints, so the file says what the
+    terminal said."""
+    return {
+        **asdict(result),
+        "totals": {
+            "accepted": len(result.accepted),
+            "rejected": len(result.rejected),
+            "harmful_proposed": sum(1 for e in result.edits if e.harm),
+            "harmful_rejected": len(result.harmful_rejected),
+            "harmful_landed": len(result.harmful_accepted),
+            "calls": result.calls,
+            "tokens": result.tokens,
+            "held_out_calls": result.held_out_calls,
+            "improves": result.improves,
+            "proof_holds": result.proof_holds,
+        },
+    }

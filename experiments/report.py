@@ -1,4 +1,8 @@
-"""``report.md`` and the SVG plots from the sweep's rows (pure over the rows; see sweep.py)."""
+"""``report.md`` and the SVG plots from the sweep's rows (pure over the rows; see sweep.py).
+
+Each file is written whole (a temporary file renamed over it), so a sweep stopped while writing
+leaves the previous report, never half of one.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from experiments._cli import write_whole
 from experiments.ablations import ABLATIONS
 from experiments.personas import PERSONAS
 from experiments.svg import bar_chart, line_chart
@@ -146,14 +151,14 @@ def write_report(rows: Sequence[Row], out: Path) -> Path:
     seeds = sorted({r["seed"] for r in full})
     series = over_nights(rows, FULL)
     x_labels = ["before", *[f"night {n}" for n in range(1, nights + 1)]]
-    (out / "held_out_over_nights.svg").write_text(
+    write_whole(
+        out / "held_out_over_nights.svg",
         line_chart(
             "Held-out score over nights (full method, mean over seeds)",
             series,
             x_labels,
             "held-out",
         ),
-        encoding="utf-8",
     )
     gate_series = {
         "full method": [statistics.mean(v[i] for v in series.values()) for i in range(nights + 1)],
@@ -163,9 +168,9 @@ def write_report(rows: Sequence[Row], out: Path) -> Path:
             if (s := over_nights(rows, a))
         },
     }
-    (out / "ablations_over_nights.svg").write_text(
+    write_whole(
+        out / "ablations_over_nights.svg",
         line_chart("Held-out over nights, all personas (mean)", gate_series, x_labels, "held-out"),
-        encoding="utf-8",
     )
     bars = []
     for ablation in (FULL, *ABLATIONS):
@@ -174,11 +179,11 @@ def write_report(rows: Sequence[Row], out: Path) -> Path:
             finals = [r["final"] for r in chosen]
             mean, lo, hi = _ci([0.0] * len(finals), finals)
             bars.append(("full" if ablation == FULL else f"-{ablation}", mean, lo, hi))
-    (out / "ablations.svg").write_text(
+    write_whole(
+        out / "ablations.svg",
         bar_chart(
             f"Held-out after {nights} nights by ablation (95% bootstrap CI)", bars, "held-out"
         ),
-        encoding="utf-8",
     )
     text = [
         "# SkillOpt-Sleep experiments: personas, ablations, transfer",
@@ -227,5 +232,5 @@ def write_report(rows: Sequence[Row], out: Path) -> Path:
             "",
         ]
     path = out / "report.md"
-    path.write_text("\n".join(text), encoding="utf-8")
+    write_whole(path, "\n".join(text))
     return path

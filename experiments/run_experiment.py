@@ -14,32 +14,121 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import asdict
 from pathlib import Path
 
-from experiments.ablations import ABLATIONS
+from experiments._cli import check_output_file, guarded, usage, write_whole
+from experiments.ablations import ABLATIONS, ABOUT
 from experiments.personas import PERSONAS
 from experiments.proof import ExperimentResult, ExperimentSpec, run
-from experiments.render import summary_lines
+from experiments.render import result_json, summary_lines, transfer_lines
+
+EXAMPLES = """\
+examples:
+  %(prog)s --persona researcher --assert-improves      # the proof, ~10 s
+  %(prog)s --persona writer --ablate gate --assert-improves   # exits 1: harm lands
+  %(prog)s --transfer                                  # train on target a, score on b
+  %(prog)s --backend openai-loopback                   # through the real openai SDK
+  %(prog)s --seed 3 --nights 2 --json out.json --keep world/
+
+exit codes: 0 ok (and the proof holds, with --assert-improves), 1 the proof fails or a file
+could not be written, 2 a flag we cannot use, 130 interrupted, 143 stopped by SIGTERM.
+"""
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m experiments.run_experiment", description=__doc__.split("\n\n")[0]
+        prog="python -m experiments.run_experiment",
+        description="Run a simulated developer's days and nights through the real nightly "
+        "pipeline (mock backend, offline, deterministic for a seed) and score held-out requests "
+        "before night 1 and after every night.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--persona", default="researcher", choices=sorted(PERSONAS))
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--nights", type=int, default=4)
-    p.add_argument("--ablate", action="append", default=[], choices=sorted(ABLATIONS))
-    p.add_argument("--profile", default="", choices=["", "a", "b"], help="simulated target model")
     p.add_argument(
-        "--transfer", action="store_true", help="train on target a, score on b, vs trained on b"
+        "--persona",
+        default="researcher",
+        choices=sorted(PERSONAS),
+        help="simulated developer (default: researcher)",
     )
-    p.add_argument("--backend", default="mock", choices=["mock", "openai-loopback"])
-    p.add_argument("--assert-improves", action="store_true")
-    p.add_argument("--json", type=Path, help="write the result as JSON here")
-    p.add_argument("--keep", type=Path, help="keep the simulated world (transcripts, state) here")
+    p.add_argument(
+        "--seed", type=int, default=0, help="seed of the simulated world, 0 or more (default: 0)"
+    )
+    p.add_argument(
+        "--nights",
+        type=int,
+        default=4,
+        help="nights over the 12 training days, 1 or more (default: 4)",
+    )
+    p.add_argument(
+        "--ablate",
+        action="append",
+        default=[],
+        choices=sorted(ABLATIONS),
+        metavar="NAME",
+        help="remove one mechanism (repeatable); NAME is one of: "
+        + "; ".join(f"{name} ({ABOUT[name]})" for name in sorted(ABLATIONS)),
+    )
+    p.add_argument(
+        "--profile",
+        default="",
+        choices=["", "a", "b"],
+        metavar="{a,b}",
+        help="simulated target: a forgets content, b is careless with form "
+        "(default: a target that meets no requirement unguided)",
+    )
+    p.add_argument(
+        "--transfer",
+        action="store_true",
+        help="train on target a and score on b, then train and score on b, and compare",
+    )
+    p.add_argument(
+        "--backend",
+        default="mock",
+        choices=["mock", "openai-loopback"],
+        help="mock: the simulated world in-process (default); openai-loopback: the target is "
+        "reached through the openai SDK and HTTP, against a fake server on 127.0.0.1",
+    )
+    p.add_argument(
+        "--assert-improves",
+        action="store_true",
+        help="exit 1 unless held-out improves (interval above zero) and the gate rejected a "
+        "harmful edit",
+    )
+    p.add_argument("--json", type=Path, metavar="PATH", help="also write the result as JSON here")
+    p.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="keep the simulated world (transcripts, engine state, staged reports) in DIR, "
+        "a new or empty folder (default: a temporary folder, removed at the end)",
+    )
     return p
+
+
+def check(args: argparse.Namespace) -> None:
+    """Refuse what would fail or mislead only after the run, before any work."""
+    if args.seed < 0:
+        raise usage(f"--seed must be 0 or more, not {args.seed}")
+    if args.nights < 1:
+        raise usage(f"--nights must be 1 or more, not {args.nights}")
+    if args.transfer:
+        clash = [
+            flag
+            for flag, given in (
+                ("--profile", args.profile),
+                ("--backend openai-loopback", args.backend != "mock"),
+                ("--assert-improves", args.assert_improves),
+                ("--keep", args.keep is not None),
+            )
+            if given
+        ]
+        if clash:
+            raise usage(
+                f"--transfer does not combine with {', '.join(clash)}",
+                "a transfer runs two trainings, on targets a and b, with the mock backend",
+            )
+    if args.json is not None:
+        check_output_file(args.json, "--json")
 
 
 def _spec(args: argparse.Namespace) -> ExperimentSpec:
@@ -65,23 +154,7 @@ def run_cli(args: argparse.Namespace) -> list[ExperimentResult]:
     return [run(spec, keep=args.keep)]
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
-    results = run_cli(args)
-    for result in results:
-        print("\n".join(summary_lines(result)))
-    if args.keep:
-        reports = sorted(args.keep.glob("state/projects/*/staging/*/report.html"))
-        print(f"world kept in {args.keep}; the nights' staged reports: {len(reports)}")
-        for report in reports[-2:]:
-            print(f"  {report}")
-    if args.json:
-        args.json.write_text(
-            json.dumps([asdict(r) for r in results], indent=2, default=str) + "\n", encoding="utf-8"
-        )
-    if not args.assert_improves:
-        return 0
-    result = results[0]
+def _proof_problems(result: ExperimentResult) -> list[str]:
     problems = []
     if not result.improves:
         problems.append(
@@ -92,11 +165,37 @@ def main(argv: list[str] | None = None) -> int:
         problems.append(
             "no harmful edit was proposed and rejected by the gate in the run's records"
         )
+    return problems
+
+
+def _run(args: argparse.Namespace) -> int:
+    check(args)
+    results = run_cli(args)
+    for result in results:
+        print("\n".join(summary_lines(result)))
+    if args.transfer:
+        print("\n".join(transfer_lines(*results)))
+    if args.keep:
+        reports = sorted(args.keep.glob("state/projects/*/staging/*/report.html"))
+        print(f"world kept in {args.keep}; the nights' staged reports: {len(reports)}")
+        for report in reports[-2:]:
+            print(f"  {report}")
+    if args.json:
+        text = json.dumps([result_json(r) for r in results], indent=2, default=str)
+        write_whole(args.json, text + "\n")
+    if not args.assert_improves:
+        return 0
+    problems = _proof_problems(results[0])
     for problem in problems:
         print(f"ASSERTION FAILED: {problem}", file=sys.stderr)
     if not problems:
         print("PROOF HOLDS: held-out improved (CI above zero) and the gate rejected a harmful edit")
     return 1 if problems else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    return guarded(lambda: _run(args))
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.personas import Persona, SimSession, write_sessions
+from skillopt_core.errors import StorageError, UsageError
 
 _ISOLATED = ("SKILLOPT_SLEEP_HOME", "SKILLOPT_SLEEP_CONFIG")
 
@@ -62,13 +63,39 @@ class PersonaWorld:
         }
 
 
+def _kept_root(keep: Path) -> Path:
+    """``keep``, new or empty: a world left there by an earlier run would be harvested again as
+    this run's history (its nights would find nothing new and score the baseline)."""
+    if keep.exists() and (not keep.is_dir() or any(keep.iterdir())):
+        raise UsageError(
+            f"{keep} is not an empty folder, so the world cannot be kept there",
+            hint="name a new or empty folder (an earlier run's world is never reused)",
+        )
+    try:
+        keep.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StorageError(
+            f"cannot create {keep}: {exc.strerror or exc}", hint="choose a folder you can write to"
+        ) from exc
+    return keep
+
+
+def _temporary_root() -> Path:
+    try:
+        return Path(tempfile.mkdtemp(prefix="skillopt-exp-"))
+    except OSError as exc:
+        raise StorageError(
+            f"cannot create a temporary folder in {tempfile.gettempdir()}: {exc.strerror or exc}",
+            hint="point TMPDIR at a writable folder with free space",
+        ) from exc
+
+
 @contextmanager
 def isolated_world(
     persona: Persona, sessions: Sequence[SimSession], keep: Path | None = None
 ) -> Iterator[PersonaWorld]:
     """A fresh world; engine state and user config point inside it for the life of the block."""
-    root = Path(keep) if keep is not None else Path(tempfile.mkdtemp(prefix="skillopt-exp-"))
-    root.mkdir(parents=True, exist_ok=True)
+    root = _kept_root(Path(keep)) if keep is not None else _temporary_root()
     world = PersonaWorld(root, persona, tuple(sessions))
     for project in world.projects:
         project.mkdir(parents=True, exist_ok=True)
