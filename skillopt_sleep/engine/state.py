@@ -9,7 +9,9 @@
         nights/<id>/          one night's run directories (core trainer state) and report.json
         history.jsonl         one summary line per finished night (what `status` reads)
         staging/<id>/         staged proposals (files, diff, manifest, reports)
-        backups/<id>/         live files as they were before an adopt
+        backups/<id>/         live files as they were before an adopt (links into by-sha256/)
+        backups/by-sha256/    each distinct backed-up content stored once
+        jobs/<id>/            nights started through MCP: job.json, request, log, lock
         journal.jsonl         every adopt / reject / rollback
         schedule.json         what `schedule` wrote to the OS, so `unschedule` removes exactly it
         logs/                 scheduled nights' output

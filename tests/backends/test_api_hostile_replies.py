@@ -200,3 +200,36 @@ def test_a_retry_after_date_past_the_deadline_fails_at_once(
     assert sleeps == [] and server.hits == 1
     asked = re.search(r"asked to wait (\d+)s", caught.value.message)
     assert asked is not None and 7000 < int(asked.group(1)) <= 7200
+
+
+# --- a proxy from the environment is never used for a server on this machine -------------------
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_a_loopback_server_is_reached_past_an_environment_proxy(
+    serve: Callable[..., RawServer], spec: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    dead = "http://127.0.0.1:9"  # the discard port: nothing answers there
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.setenv(name, dead)
+    server = serve(http(200, ok(spec)))
+    assert ask(roles(server, spec, max_retries="0")) == "hi"
+    assert server.hits == 1
+
+
+@pytest.mark.parametrize(
+    ("url", "host"),
+    [
+        ("http://127.0.0.1:8000/v1", "127.0.0.1"),
+        ("http://127.5.0.1/v1", "127.5.0.1"),
+        ("http://localhost:11434", "localhost"),
+        ("http://[::1]:8080/v1", "[::1]"),
+        ("https://api.openai.com/v1", None),
+        ("http://10.0.0.5:8000", None),
+        ("not a url", None),
+    ],
+)
+def test_only_this_machine_counts_as_loopback(url: str, host: str | None) -> None:
+    assert _guard.loopback_host(url) == host

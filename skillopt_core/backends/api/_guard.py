@@ -7,7 +7,9 @@ answers 200. A response hook on the SDK's HTTP client wraps every reply's bytes 
 ends with a :class:`TransientError` once ``deadline_s`` have passed since its headers arrived,
 and with a :class:`BackendError` past :data:`MAX_REPLY_BYTES` (counted after decoding: the hook
 undoes the ``Content-Encoding`` itself, see :mod:`._inflate`); a 2xx HTML page is refused at
-once, with its text.
+once, with its text. A proxy from the environment (``HTTP_PROXY``) is never used for a server on
+this machine (a local vLLM or Ollama, a loopback fake): a corporate proxy cannot reach it, and
+``NO_PROXY`` rarely lists it.
 
 The SDK may wrap what the hook raises (as a connection error); :func:`.errors.translate` finds
 it in the exception chain. Imported only when a client is made, since it imports the HTTP library.
@@ -16,10 +18,12 @@ it in the exception chain. Imported only when a client is made, since it imports
 from __future__ import annotations
 
 import importlib
+import ipaddress
 import re
 import time
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 from skillopt_core.backends._protocol import BackendError
 from skillopt_core.backends.api import _inflate
@@ -34,6 +38,24 @@ def page_text(html: str, limit: int = 160) -> str:
     """The readable text of an HTML page, in one line, for a message."""
     text = " ".join(re.sub(r"<[^>]*>", " ", html).split())
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+def loopback_host(base_url: str) -> str | None:
+    """The host of ``base_url`` as an HTTP client's mount pattern names it, when it is this
+    machine (``localhost``, 127.0.0.0/8, ``::1``); else None."""
+    try:
+        host = urlsplit(base_url).hostname or ""
+    except ValueError:
+        return None
+    if host == "localhost" or host.endswith(".localhost"):
+        return host
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return None
+    if not address.is_loopback:
+        return None
+    return f"[{host}]" if address.version == 6 else host
 
 
 def _http_module(sdk: Any) -> Any:
@@ -92,6 +114,9 @@ def http_client(sdk: Any, where: Endpoint, deadline_s: float) -> Any:
                 f"{label}: an HTML page answered, not the API: {page!r}", hint=PROXY_HINT
             )
 
+    local = loopback_host(where.base_url)
     return sdk.DefaultHttpxClient(
-        headers={"Accept-Encoding": _inflate.ACCEPT_ENCODING}, event_hooks={"response": [bound]}
+        headers={"Accept-Encoding": _inflate.ACCEPT_ENCODING},
+        event_hooks={"response": [bound]},
+        mounts={f"all://{local}": None} if local else None,  # None: straight, never proxied
     )
