@@ -42,7 +42,7 @@ def demo_command(
         "--persona",
         help="Simulated developer: researcher, programmer, devops, data-analyst or writer.",
     ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the simulated world."),
+    seed: int = typer.Option(0, "--seed", min=0, help="Seed of the simulated world."),
     nights: int = typer.Option(4, "--nights", min=1, help="Nights to run."),
     keep: Path | None = typer.Option(
         None, "--keep", help="Keep the simulated world (transcripts, state, skills) here."

@@ -103,6 +103,18 @@ def test_demo_names_its_personas_in_its_own_words() -> None:
     assert all(name in shown for name in PERSONAS)
 
 
+def test_demo_refuses_a_negative_seed_in_its_own_words() -> None:
+    """``demo --seed -1`` was refused by ``run_experiment``'s parser, whose message names flags
+    ``demo`` does not have."""
+    from typer.testing import CliRunner
+
+    from skillopt_sleep.cli import app
+
+    wrong = CliRunner().invoke(app, ["demo", "--seed", "-1"])
+    assert wrong.exit_code == 2
+    assert "'--seed'" in wrong.output and "skillopt-sleep demo" in wrong.output
+
+
 def test_held_out_scoring_is_not_held_to_a_nights_call_budget() -> None:
     """Scoring after every night once spent the night budget's 400 calls, so ``--nights 8`` or
     more stopped with 'call budget of 400 reached'. Nine replays a request reach it in one night."""
