@@ -5,6 +5,7 @@ make: an HTML page, a body that drips in, a gzip bomb, a Retry-After date)."""
 from __future__ import annotations
 
 import contextlib
+import json
 import socket
 import threading
 from collections.abc import Callable
@@ -16,6 +17,16 @@ from skillopt_core.backends.runtime import Roles, open_roles
 KEY = "sk-test-key-0123456789"
 SPECS = ["openai:gpt-4o", "anthropic:claude-x"]
 Answer = bytes | Callable[[socket.socket], None]
+CHAT_OK = json.dumps(  # a complete OpenAI chat completion that says "hi"
+    {
+        "id": "c",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "gpt-4o",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}}],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4},
+    }
+)
 
 
 class RawServer:

@@ -20,19 +20,9 @@ import pytest
 from skillopt_core.backends import BackendError
 from skillopt_core.backends.api import _guard
 from skillopt_core.backends.retry import RetriesExhausted, TransientError
-from tests.backends._raw import SPECS, RawServer, ask, http, roles
+from tests.backends._raw import CHAT_OK, SPECS, RawServer, ask, http, roles
 
 MiB = 1 << 20
-CHAT_OK = json.dumps(
-    {
-        "id": "c",
-        "object": "chat.completion",
-        "created": 1,
-        "model": "gpt-4o",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}}],
-        "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4},
-    }
-)
 MESSAGE_OK = json.dumps(
     {
         "id": "m",

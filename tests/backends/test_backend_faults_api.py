@@ -20,18 +20,8 @@ from skillopt_core.backends import (
     CompletionRequest,
 )
 from skillopt_core.backends.retry import RetriesExhausted, TransientError
-from tests.backends._raw import KEY, SPECS, RawServer, ask, http, roles
+from tests.backends._raw import CHAT_OK, KEY, SPECS, RawServer, ask, http, roles
 
-CHAT_OK = json.dumps(
-    {
-        "id": "c",
-        "object": "chat.completion",
-        "created": 1,
-        "model": "gpt-4o",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}}],
-        "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4},
-    }
-)
 HTML = "<html><head><title>Hotel Wi-Fi</title></head><body>Please log in</body></html>"
 
 
