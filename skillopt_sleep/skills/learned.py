@@ -28,9 +28,16 @@ _OPEN_RE = re.compile(r"^[ \t]*<!--[ \t]*skillopt-sleep:learned[ \t]*-->[ \t]*\r
 _CLOSE_RE = re.compile(r"^[ \t]*<!--[ \t]*/skillopt-sleep:learned[ \t]*-->[ \t]*\r?\n?", re.M)
 
 
+def _frontmatter(text: str) -> str:
+    """The file's frontmatter, unless what looks like one holds the learned block: a file that
+    opens with a ``---`` rule and has another ``---`` line after the block has none."""
+    frontmatter = split_frontmatter(text)[0]
+    return "" if _OPEN_RE.search(frontmatter) else frontmatter
+
+
 def _span(text: str) -> tuple[int, int, int, int] | None:
     """(block start, body start, body end, block end) of the learned region, if present."""
-    opening = _OPEN_RE.search(text, len(split_frontmatter(text)[0]))
+    opening = _OPEN_RE.search(text, len(_frontmatter(text)))
     if opening is None:
         return None
     closing = _CLOSE_RE.search(text, opening.end())
@@ -73,7 +80,8 @@ def with_learned(text: str, body: str) -> str:
 
 def training_view(text: str) -> str:
     """Frontmatter + the user's text as a protected region + the learned body (editable)."""
-    frontmatter, rest = split_frontmatter(text)
+    frontmatter = _frontmatter(text)
+    rest = text[len(frontmatter) :]
     span = _span(text)
     if span is None:
         user, body = rest, ""

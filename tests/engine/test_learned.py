@@ -51,3 +51,14 @@ def test_bytes_outside_the_region_are_preserved(before: str, after: str, body: l
     live = with_learned(before, "- seed\n") + after
     updated = with_learned(live, "".join(f"- {line}\n" for line in body))
     assert _outside(updated) == _outside(live)
+
+
+def test_a_file_opening_with_a_rule_keeps_one_learned_block() -> None:
+    """A file that opens with a ``---`` rule and gains another ``---`` line after the block
+    looked like frontmatter holding the block: the next adopt appended a second block."""
+    live = with_learned("---\nNotes\n", "- seed\n") + "---\nmore notes\n"
+    updated = with_learned(live, "- better\n")
+    assert updated.count(OPEN) == 1 and learned_body(updated) == "- better\n"
+    assert _outside(updated) == _outside(live)
+    view = training_view(updated)
+    assert "Notes" in view and body_from_view(view) == "- better\n"
