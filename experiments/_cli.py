@@ -11,13 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import sys
 import tempfile
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from types import FrameType
 
 from skillopt_core.cli_errors import print_error
 from skillopt_core.errors import (
@@ -27,30 +24,7 @@ from skillopt_core.errors import (
     UsageError,
     exit_code_for,
 )
-
-EXIT_SIGTERM = 143
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, delivered as an interrupt so cleanup runs on the way out."""
-
-
-def _terminate(signum: int, frame: FrameType | None) -> None:
-    raise Terminated
-
-
-@contextlib.contextmanager
-def sigterm_interrupts() -> Iterator[None]:
-    """Turn SIGTERM into :class:`Terminated` for the block (main thread only: elsewhere Python
-    cannot install handlers, and the caller's own handling stays in force)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, _terminate)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+from skillopt_core.interrupts import EXIT_SIGTERM, Terminated, sigterm_interrupts
 
 
 def guarded(body: Callable[[], int]) -> int:

@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from skillopt_core.errors import EXIT_ERROR, SkillOptError, exit_code_for
+from skillopt_core.interrupts import Terminated
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -47,6 +48,13 @@ def reports_errors(command: F) -> F:
             return command(*args, **kwargs)
         except SkillOptError as exc:
             raise fail(exc) from None
+        except Terminated as exc:
+            print_error(
+                "stopped by SIGTERM",
+                hint="nothing it had not finished was kept; run it again "
+                "(a scheduled night runs again at its next time)",
+            )
+            raise typer.Exit(exit_code_for(exc)) from None
         except KeyboardInterrupt as exc:
             print_error("interrupted")
             raise typer.Exit(exit_code_for(exc)) from None

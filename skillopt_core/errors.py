@@ -17,6 +17,8 @@ returns 6 and its help does not list it):
 5      busy: another process holds the project's (or run's) lock
 6      refused: a live file changed since the proposal was staged
 7      nothing usable: the model never returned usable output
+130    interrupted (Ctrl-C)
+143    stopped by SIGTERM, where a command turns it into an interrupt
 =====  =============================================================
 """
 
@@ -34,7 +36,8 @@ EXIT_NO_EVIDENCE = 7
 EXIT_CODES_HELP = (
     "Exit codes: 0 ok, 1 error, 2 usage or config error, 3 handoff pending, "
     "4 stopped by a budget limit, 5 busy (another run holds the lock), "
-    "6 live file changed since staging, 7 nothing usable came back from the model."
+    "6 live file changed since staging, 7 nothing usable came back from the model, "
+    "130 interrupted, 143 stopped by SIGTERM."
 )
 TRAIN_EXIT_CODES_HELP = (
     "Exit codes: 0 ok, 1 error, 2 usage or config error, 3 handoff pending, "
@@ -98,5 +101,7 @@ def exit_code_for(error: BaseException) -> int:
     if isinstance(error, SkillOptError):
         return error.exit_code
     if isinstance(error, KeyboardInterrupt):
-        return 130
+        from skillopt_core.interrupts import EXIT_SIGTERM, Terminated
+
+        return EXIT_SIGTERM if isinstance(error, Terminated) else 130
     return EXIT_ERROR

@@ -130,6 +130,7 @@ def _child(
     """Work the child's share of the batches, then leave without running the parent's exit
     handlers or flushing its inherited buffers (stdout, the index)."""
     gc.disable()  # short-lived, acyclic work: collection would only copy the parent's pages
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's handler unwinds the parent only
     code = 0
     try:
         for at in range(number, len(batches), workers):

@@ -95,3 +95,21 @@ def test_in_order_works_in_process_where_fork_is_not_safe(monkeypatch) -> None:
     monkeypatch.setattr(_forked, "available", lambda: True)
     monkeypatch.setattr(_forked, "usable_cpus", lambda: 1)
     assert set(_forked.in_order(_pid, range(40), batch=4)) == {os.getpid()}
+
+
+def _default_sigterm(n: int) -> bool:
+    import signal
+
+    return signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_workers_do_not_run_the_parents_sigterm_handler() -> None:
+    """A night turns SIGTERM into an interrupt that unwinds it; a worker given the same signal
+    (a stop sent to the process group) just ends, instead of unwinding a copy of the night."""
+    import signal
+
+    from skillopt_core.interrupts import sigterm_interrupts
+
+    with sigterm_interrupts():
+        assert signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+        assert all(list(_forked.ordered_map(_default_sigterm, list(range(8)), 2, 1)))

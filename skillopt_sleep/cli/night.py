@@ -10,6 +10,7 @@ from typing import Any
 
 import typer
 
+from skillopt_core.interrupts import sigterm_interrupts
 from skillopt_sleep._display import displayable
 from skillopt_sleep.cli._app import app
 from skillopt_sleep.cli._options import PROJECT, project_dir
@@ -25,7 +26,7 @@ def _run(project: Path | None, dry_run: bool, as_json: bool, flags: dict[str, An
 
     root = project_dir(project)
     config = load(root, flags)
-    with progress_bar(not as_json) as progress:
+    with sigterm_interrupts(), progress_bar(not as_json) as progress:
         report = run_night(root, config, dry_run=dry_run, progress=progress)
     if as_json:
         emit_json(report)
