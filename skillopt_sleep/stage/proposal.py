@@ -179,6 +179,9 @@ def stage(
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    from skillopt_sleep.stage import retention
+
+    retention.after_stage(state, final)
     return final
 
 

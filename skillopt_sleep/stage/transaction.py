@@ -17,6 +17,7 @@ rollback: restore the backups of an adopted proposal byte for byte; a file that 
 not exist before the adopt and is removed, and so is each folder the adopt made for such files
 (its journal "begin" lists them) once empty. A folder that was there before the adopt stays.
 reject: mark the proposal rejected; the caller feeds its edits to the rejected-edit buffer.
+Which other proposals stay pending after each, and how many settled ones are kept: .retention.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from skillopt_sleep.engine.state import (
     make_private_dir,
     read_lines,
 )
-from skillopt_sleep.stage import backup_store
+from skillopt_sleep.stage import backup_store, retention
 from skillopt_sleep.stage.proposal import link_note, load_manifest, set_state, sha256
 
 _TEMP_PART = re.compile(r"[a-z0-9_]{8}")  # the random part of a tempfile.mkstemp name
@@ -337,6 +338,7 @@ def adopt(
         raise
     set_state(directory, "adopted", adopted_at=_now())
     _finish(state, begin)
+    retention.after_adopt(state, directory)
     return directory.name, [e["live_path"] for e in files], backup
 
 
@@ -358,6 +360,7 @@ def rollback(state: ProjectState, proposal: str | None = None) -> tuple[str, lis
         state.journal_path,
         {"action": "rollback", "phase": "done", "proposal": directory.name, "at": _now()},
     )
+    retention.after_rollback(state, directory)
     return directory.name, [e["live_path"] for e in manifest["files"]], backup
 
 
@@ -371,6 +374,7 @@ def reject(state: ProjectState, proposal: str | None = None) -> tuple[str, dict[
         state.journal_path,
         {"action": "reject", "phase": "done", "proposal": directory.name, "at": _now()},
     )
+    retention.prune(state, spare=directory.name)
     return directory.name, manifest
 
 
