@@ -172,9 +172,19 @@ def reject_command(
 @app.command("rollback")
 @handle_errors
 def rollback_command(
-    proposal: str | None = PROPOSAL, project: Path | None = PROJECT, as_json: bool = JSON
+    proposal: str | None = PROPOSAL,
+    project: Path | None = PROJECT,
+    force: bool = typer.Option(
+        False,
+        "--force",
+        help="Roll back even over live files changed since the adopt (edited by hand, or "
+        "adopted over); their text is kept beside the backups first.",
+    ),
+    as_json: bool = JSON,
 ) -> None:
-    """Restore the files an adopted proposal replaced, byte for byte."""
+    """Restore the files an adopted proposal replaced, byte for byte.
+
+    A file changed since the adopt wrote it is refused (exit 6) unless --force."""
     from skillopt_sleep.engine import rollback
 
-    _adoption("rolled back", rollback(project_dir(project), proposal), as_json)
+    _adoption("rolled back", rollback(project_dir(project), proposal, force=force), as_json)

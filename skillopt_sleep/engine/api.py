@@ -271,9 +271,10 @@ def adopt(
     return AdoptResult(name, "adopted", tuple(files), str(backup), message)
 
 
-def rollback(project: PathLike, proposal: str | None = None) -> AdoptResult:
+def rollback(project: PathLike, proposal: str | None = None, *, force: bool = False) -> AdoptResult:
     """Restore what the latest (or the named) adopt replaced. An interrupted adopt of it is
-    undone by the recovery alone: that is the rollback, and its message says so."""
+    undone by the recovery alone: that is the rollback, and its message says so. A live file
+    changed since the adopt is refused (DriftError) unless ``force``, which keeps it first."""
     from skillopt_sleep.stage import transaction
 
     state = ProjectState(project)
@@ -288,8 +289,12 @@ def rollback(project: PathLike, proposal: str | None = None) -> AdoptResult:
             last = undone[-1]
             backup = str(state.backup_dir(last.proposal))
             return AdoptResult(last.proposal, "rolled back", last.files, backup, last.message)
-        name, files, backup_dir = transaction.rollback(state, proposal)
-    message = "; ".join([*(r.message for r in recovered), "restored byte for byte"])
+        name, files, backup_dir = transaction.rollback(state, proposal, force=force)
+    kept = sorted(p.name for p in backup_dir.glob("*.at-rollback"))
+    done = "restored byte for byte" + (
+        f"; the changed files were kept as {', '.join(kept)} in {backup_dir}" if kept else ""
+    )
+    message = "; ".join([*(r.message for r in recovered), done])
     return AdoptResult(name, "rolled back", tuple(files), str(backup_dir), message)
 
 

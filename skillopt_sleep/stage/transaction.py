@@ -13,7 +13,9 @@ from a file a link leads to outside the project and the user's skills (a proposa
 version staged, its manifest naming no ``target``), or a new file whose path became a link out of
 them since staging, is refused unless forced. A new live file gets the mode any new file gets
 under the umask (0666 & ~umask), not the engine's private 0600.
-rollback: restore the backups of an adopted proposal byte for byte; a file that had no backup did
+rollback: refuse a live file changed since the adopt wrote it (edited by hand, or adopted over by
+a later proposal) unless forced, which keeps its text as ``NN.at-rollback`` beside the backups;
+then restore the backups of an adopted proposal byte for byte; a file that had no backup did
 not exist before the adopt and is removed, and so is each folder the adopt made for such files
 (its journal "begin" lists them) once empty. A folder that was there before the adopt stays.
 reject: mark the proposal rejected; the caller feeds its edits to the rejected-edit buffer.
@@ -42,7 +44,8 @@ from skillopt_sleep.engine.state import (
     read_lines,
 )
 from skillopt_sleep.stage import backup_store, retention
-from skillopt_sleep.stage.proposal import link_note, load_manifest, set_state, sha256
+from skillopt_sleep.stage._live import adopted_over, changed_since_adopt, drifted, read_live
+from skillopt_sleep.stage.proposal import link_note, load_manifest, set_state
 
 _TEMP_PART = re.compile(r"[a-z0-9_]{8}")  # the random part of a tempfile.mkstemp name
 FINISHED = {"adopt": "adopted", "rollback": "rolled back"}  # the manifest state each one ends in
@@ -93,42 +96,6 @@ def find_proposal(state: ProjectState, proposal: str | None, wanted: str) -> Pat
         f"{load_manifest(latest).get('state', 'unknown')})",
         hint="`skillopt-sleep proposals` lists them all; the next night stages a new one",
     )
-
-
-def _in_the_way(path: Path) -> DriftError:
-    return DriftError(
-        f"{path} is not a regular file (a folder or a file stands where the skill file should be)",
-        hint="move it aside or put the skill file back, then adopt again (or run a new night)",
-    )
-
-
-def _read_live(path: Path) -> bytes | None:
-    """The live bytes (through a symlink), or None when there is no file. Anything else in the
-    way is a DriftError even for a forced adopt: nothing could be written there."""
-    try:
-        if not stat.S_ISREG(path.stat().st_mode):
-            raise _in_the_way(path)
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except (NotADirectoryError, IsADirectoryError):
-        raise _in_the_way(path) from None
-    except OSError as exc:
-        raise StorageError(
-            f"cannot read {path}: {exc.strerror or exc}", hint="fix the file's permissions"
-        ) from None
-
-
-def drifted(directory: Path) -> list[str]:
-    """Live files that changed since the proposal was staged."""
-    out = []
-    for entry in load_manifest(directory)["files"]:
-        live = _read_live(Path(entry["live_path"]))
-        expected = entry["live_sha256"]
-        now = sha256(live) if live is not None else ""
-        if now != expected:
-            out.append(entry["live_path"])
-    return out
 
 
 def _umask_mode() -> int:
@@ -200,7 +167,7 @@ def _restore(backup: Path, files: list[dict[str, Any]], created_folders: list[st
         saved = backup / f"{index:02d}.orig"
         if saved.is_file():
             before = saved.read_bytes()
-            if _read_live(live) != before:
+            if read_live(live) != before:
                 _write_live(live, before)
             continue
         link_target(live).unlink(missing_ok=True)
@@ -272,7 +239,7 @@ def _back_up(backup: Path, files: list[dict[str, Any]]) -> None:
     for stale in backup.glob("*.orig"):
         stale.unlink()
     for index, entry in enumerate(files):
-        live = _read_live(Path(entry["live_path"]))
+        live = read_live(Path(entry["live_path"]))
         if live is not None:
             backup_store.keep(backup.parent, backup / f"{index:02d}.orig", live)
 
@@ -342,7 +309,11 @@ def adopt(
     return directory.name, [e["live_path"] for e in files], backup
 
 
-def rollback(state: ProjectState, proposal: str | None = None) -> tuple[str, list[str], Path]:
+def rollback(
+    state: ProjectState, proposal: str | None = None, *, force: bool = False
+) -> tuple[str, list[str], Path]:
+    """Restore what the adopt replaced. A live file changed since the adopt wrote it is refused
+    (its text would be lost) unless ``force``, which first keeps it beside the backups."""
     directory = find_proposal(state, proposal, "adopted")
     manifest = load_manifest(directory)
     if manifest.get("state") != "adopted":
@@ -350,6 +321,10 @@ def rollback(state: ProjectState, proposal: str | None = None) -> tuple[str, lis
     backup = state.backup_dir(directory.name)
     if not backup.is_dir():
         raise StorageError(f"the backups of {directory.name} are missing from {backup}")
+    changed = changed_since_adopt(directory, backup, manifest["files"])
+    if changed and not force:
+        raise _changed_error(state, directory, changed)
+    _keep_changed(backup, manifest["files"], changed)
     append_line(
         state.journal_path,
         {"action": "rollback", "phase": "begin", "proposal": directory.name, "at": _now()},
@@ -362,6 +337,32 @@ def rollback(state: ProjectState, proposal: str | None = None) -> tuple[str, lis
     )
     retention.after_rollback(state, directory)
     return directory.name, [e["live_path"] for e in manifest["files"]], backup
+
+
+def _changed_error(state: ProjectState, directory: Path, changed: list[str]) -> DriftError:
+    later = adopted_over(directory, changed, state.proposals())
+    if later:
+        return DriftError(
+            f"proposal {later[-1]} was adopted over {directory.name} since: rolling back "
+            f"{directory.name} would drop it too ({', '.join(changed)})",
+            hint=f"roll back {later[-1]} first (`skillopt-sleep rollback {later[-1]}`), "
+            f"or `skillopt-sleep rollback {directory.name} --force` to drop both",
+        )
+    return DriftError(
+        f"live files changed since proposal {directory.name} was adopted: {', '.join(changed)}; "
+        "rolling back would lose those changes",
+        hint=f"`skillopt-sleep rollback {directory.name} --force` keeps them beside its backups "
+        "(named in its output) and rolls back anyway",
+    )
+
+
+def _keep_changed(backup: Path, files: list[dict[str, Any]], changed: list[str]) -> None:
+    """Save each changed live file as ``NN.at-rollback`` beside the adopt's backups."""
+    for index, entry in enumerate(files):
+        if entry["live_path"] in changed:
+            live = read_live(Path(entry["live_path"]))
+            if live is not None:
+                backup_store.keep(backup.parent, backup / f"{index:02d}.at-rollback", live)
 
 
 def reject(state: ProjectState, proposal: str | None = None) -> tuple[str, dict[str, Any]]:
@@ -389,7 +390,7 @@ def three_way(state: ProjectState, proposal: str | None = None) -> str:
         base = (
             base_file.read_text(encoding="utf-8", errors="replace") if base_file.is_file() else ""
         )
-        live = (_read_live(live_path) or b"").decode("utf-8", "replace")
+        live = (read_live(live_path) or b"").decode("utf-8", "replace")
         proposed = (directory / entry["staged"]).read_text(encoding="utf-8")
         out.append(link_note(live_path))
         for label, text in (("live now", live), ("proposed", proposed)):
