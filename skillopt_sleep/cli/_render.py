@@ -52,7 +52,8 @@ def status_table(status: Any) -> None:
     if status.running:
         console.print(f"a night is running now (pid {status.running['pid']})")
     table = Table(title="Last nights")
-    for column in ("night", "outcome", "sessions", "tasks", "accepted", "held-out", "cost"):
+    _id_column(table, "night", [night.night_id for night in status.nights])
+    for column in ("outcome", "sessions", "tasks", "accepted", "held-out", "cost"):
         table.add_column(column)
     for night in status.nights:
         held = (
@@ -108,10 +109,17 @@ def proposals_table(proposals: Sequence[Any], title: str = "Proposals") -> None:
         console.print(f"{title}: none")
         return
     table = Table(title=title)
-    for column in ("id", "state", "edits", "verdict", "files"):
+    _id_column(table, "id", [p.id for p in proposals])
+    for column in ("state", "edits", "verdict", "files"):
         table.add_column(column, overflow="fold")
     for p in proposals:
         table.add_row(
             p.id, p.state, str(p.accepted_edits), escape(p.verdict), escape("\n".join(p.files))
         )
     console.print(table)
+
+
+def _id_column(table: Table, header: str, ids: Sequence[str]) -> None:
+    """A column of night or proposal ids, never cut: two nights of one day differ only at the
+    end (``20261127-031700``), and the id is what ``report``, ``adopt`` and ``rollback`` take."""
+    table.add_column(header, no_wrap=True, min_width=max(map(len, ids), default=len(header)))
