@@ -1,33 +1,53 @@
 """One night: lock → harvest → mine → select → replay + consolidate per target → stage → save.
 
 The only place the pipeline is composed. It never prints: progress goes to the ``progress``
-callback as ``(stage, done, total)`` and the result is a :class:`NightReport`. Durable state is
-written in an order that makes a killed night safe to re-run: the proposal is staged (atomically)
-before the carried optimizer state and the history are saved, and the harvest index is committed
-last, so an interrupted night re-reads its sessions (the miner's archive de-duplicates them).
+callback as ``(stage, done, total)`` — ``harvest`` (files read), ``mine`` and its steps ``embed``,
+``cluster`` and ``families``, ``replay`` (target files), ``stage``; thinned (``_thinned``) — and
+the result is a :class:`NightReport`. Harvested sessions stream into the miner's candidates, so
+the night never holds the whole history (``CandidateStream``). Durable state is written in an
+order that makes a killed night safe to re-run: the proposal is staged (atomically) before the
+carried optimizer state and the history are saved, and the harvest index is committed last, so
+an interrupted night re-reads its sessions (the miner's archive de-duplicates them).
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillopt_core.backends.runtime import Budget, Roles, open_roles
 from skillopt_sleep.engine import reporting
 from skillopt_sleep.engine.config import SleepConfig, load_config
 from skillopt_sleep.engine.consolidate import Carry, Consolidation, consolidate
 from skillopt_sleep.engine.records import NightReport
-from skillopt_sleep.engine.select import Selection, fit_to_budget, select_tasks
+from skillopt_sleep.engine.select import Selection, fit_to_budget, only_families, select_tasks
 from skillopt_sleep.engine.state import ProjectState, append_line, read_json, write_json
-from skillopt_sleep.records import Task
+
+if TYPE_CHECKING:
+    from skillopt_sleep.mine.candidates import CandidateStream
 
 Progress = Callable[[str, int, int], None]
 KEEP_NIGHTS = 30  # run directories kept (each holds a night's rollouts, patches, gate records)
+TICK_S = 0.2  # the least time between two ticks of one stage (see _thinned)
+
+
+def _thinned(progress: Progress) -> Progress:
+    """``progress`` with each stage's ticks at most every ``TICK_S`` (its first and last always
+    pass): a harvest reads thousands of files, and the MCP job rewrites its file on every tick."""
+    last: dict[str, float] = {}
+
+    def tick(stage: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        if stage not in last or done <= 0 or done >= total or now - last[stage] >= TICK_S:
+            last[stage] = now
+            progress(stage, done, total)
+
+    return tick
 
 
 @dataclass(frozen=True)
@@ -69,37 +89,52 @@ def open_night_roles(config: SleepConfig) -> tuple[Roles, Any]:
 
 
 def _harvest(
-    state: ProjectState, config: SleepConfig, first_night: bool, stack: contextlib.ExitStack
-) -> tuple[Any, Any]:
-    """Sessions new since the last committed night. The index stays open, locked against a
-    concurrent ``harvest --commit``, and uncommitted until the night is saved."""
-    from skillopt_sleep.harvest import open_index, run
+    state: ProjectState,
+    config: SleepConfig,
+    first_night: bool,
+    stack: contextlib.ExitStack,
+    progress: Progress,
+) -> tuple[CandidateStream, Any]:
+    """The candidates of the sessions new since the last committed night, taken from each
+    session as the harvest streams it (``progress("harvest", files read, files to read)``). The
+    index stays open, locked against a concurrent ``harvest --commit``, and uncommitted until
+    the night is saved."""
+    from skillopt_sleep.harvest import HarvestRun, open_index
+    from skillopt_sleep.mine.candidates import CandidateStream
 
     index = stack.enter_context(open_index(state.project, state.root))
     stack.enter_context(index.locked())
+    found = CandidateStream()
+    files: dict[str, tuple[int, int]] = {}  # source -> (files read, files to read)
+
+    def tick(source: str, done: int, total: int) -> None:
+        files[source] = (done, total)
+        progress("harvest", sum(d for d, _ in files.values()), sum(t for _, t in files.values()))
+
     try:
-        result = run(
-            state.project,
-            config.night.sources,
-            config.night.since if first_night else None,
-            index,
-            homes=config.homes,
-        )
+        since = config.night.since if first_night else None
+        for session in HarvestRun(
+            state.project, config.night.sources, since, index, homes=config.homes, progress=tick
+        ):
+            found.add(session)
     except BaseException:
         index.rollback()
         raise
-    return result, index
+    read = sum(total for _, total in files.values()) or 1  # 1/1: there was nothing to read
+    progress("harvest", read, read)
+    return found, index
 
 
 def _mine(
     state: ProjectState,
     config: SleepConfig,
-    sessions: Sequence[Any],
+    harvested: CandidateStream,
     night_id: str,
     optimizer: Any,
+    progress: Progress,
 ) -> Any:
     """Mine with the optimizer designing the judges and checking families (within its budget)."""
-    from skillopt_sleep.mine import MineConfig, mine
+    from skillopt_sleep.mine import MineConfig, mine_candidates
     from skillopt_sleep.mine.archive import open_archive
 
     mine_config = MineConfig(
@@ -111,7 +146,8 @@ def _mine(
         night=night_id,
     )
     with open_archive(state.archive_path) as archive:
-        return mine(sessions, archive, mine_config, optimizer=optimizer)
+        found = harvested.candidates()
+        return mine_candidates(found, harvested.sessions, archive, mine_config, optimizer, progress)
 
 
 def _discard_unfinished(state: ProjectState, index: Any) -> list[str]:
@@ -158,21 +194,12 @@ def _group_by_target(
     """Tonight's selection split by the file each family is routed to. A file whose families
     kept no training task (the budget trimmed them) is left for another night."""
     targets = {routes[f].path: routes[f] for f in selection.families}
-
-    def only(tasks: Sequence[Task], families: set[str]) -> tuple[Task, ...]:
-        return tuple(t for t in tasks if t.family in families)
-
     out: dict[Path, tuple[Any, Selection]] = {}
     for path, target in targets.items():
         families = {f for f in selection.families if routes[f].path == path}
-        train = only(selection.train, families)
-        if not train:
-            continue
-        val, gate = only(selection.val, families), selection.gate_split
-        if gate == "train" or not val:
-            val, gate = train, "train"
-        test = only(selection.test, families)
-        out[path] = (target, Selection(train, val, test, tuple(sorted(families)), gate))
+        part = only_families(selection, families)
+        if part.train:
+            out[path] = (target, replace(part, families=tuple(sorted(families))))
     return out
 
 
@@ -192,7 +219,7 @@ def run_night(
         ProjectState(project),
         config or load_config(project),
         dry_run=dry_run,
-        progress=progress or (lambda stage, done, total: None),
+        progress=_thinned(progress or (lambda stage, done, total: None)),
         home=home or Path.home(),
         started=now or datetime.now(timezone.utc),
     )
@@ -236,12 +263,12 @@ class _Night:
         state.rotate_night_log()
         first_night = not state.history_path.exists()
         self.tick("harvest", 0, 1)
-        harvested, index = _harvest(state, config, first_night, stack)
+        harvested, index = _harvest(state, config, first_night, stack, self.tick)
         if not self.dry_run:
             _discard_unfinished(state, index)
         self._lap("harvest")
-        self.tick("harvest", 1, 1)
-        if not harvested.sessions:  # the index advances only when a night finishes
+        sessions = harvested.sessions
+        if not sessions:  # the index advances only when a night finishes
             report = reporting.quiet_night(
                 self._basics(0, None),
                 None,
@@ -253,10 +280,11 @@ class _Night:
             return self._finish(report, index)
         roles, judge = open_night_roles(config)  # a dead backend fails before any work
         self.tick("mine", 0, 1)
-        mined = _mine(state, config, harvested.sessions, self.night_id, roles.optimizer)
+        mined = _mine(state, config, harvested, self.night_id, roles.optimizer, self.tick)
+        del harvested  # its candidates are in the archive now
         self._lap("mine")
         self.tick("mine", 1, 1)
-        basics = self._basics(len(harvested.sessions), mined)
+        basics = self._basics(sessions, mined)
         selection = select_tasks(
             mined,
             max_tasks=config.night.max_tasks,
@@ -270,6 +298,7 @@ class _Night:
             config.budget.max_calls,
             spent=roles.ledger.totals.calls,  # mining's own calls and their retries so far
         )
+        mined = replace(mined, recalled={})  # selection took its recall: free the vectors
         if selection.empty:
             report = reporting.quiet_night(
                 basics,

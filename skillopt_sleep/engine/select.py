@@ -3,16 +3,25 @@
 Pure: a :class:`~skillopt_sleep.mine.MineResult` in, a :class:`Selection` out. Validation tasks of
 the chosen families gate the edits; when a family set has too few of them, the gate falls back to
 the training tasks and says so (the report shows it).
+
+``max_tasks`` bounds every split, not training alone: a first night over a year of history mines
+families with hundreds of validation and test requests each, and replaying them all would be
+thousands of calls for a 24-task night. Validation and test tasks are taken from the chosen
+families in turn, so whatever the bound (or the call budget) keeps still gates and measures each
+family trained tonight.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
+from itertools import chain, zip_longest
 from typing import Literal
 
 from skillopt_core.errors import UsageError
 from skillopt_sleep.mine import FamilySummary, MineResult
+from skillopt_sleep.mine.recall import LazyRecall
 from skillopt_sleep.records import SignalKind, Task
 from skillopt_sleep.replay import judgeable
 
@@ -59,8 +68,11 @@ def select_tasks(
         train.extend(tasks[: max_tasks - len(train)])
     by_id = {t.id: t for t in usable}
     taken = {t.id for t in train}
+    lookup = recalled or result.recalled
+    if isinstance(lookup, LazyRecall):
+        lookup.prefetch(t.id for t in train)  # scored together: one pass over the others
     for task in list(train):
-        for other in (recalled or result.recalled).get(task.id, ()):
+        for other in lookup.get(task.id, ()):
             candidate = by_id.get(other)
             if (
                 candidate
@@ -70,13 +82,21 @@ def select_tasks(
             ):
                 train.append(candidate)
                 taken.add(other)
-    val = [t for f in chosen for t in by_family[f] if t.split == "val"]
-    test = [t for f in chosen for t in by_family[f] if t.split == "test"]
+    val = _in_turn(chosen, by_family, "val")[:max_tasks]
+    test = _in_turn(chosen, by_family, "test")[:max_tasks]
     gate_split: Literal["val", "train"] = "val"
     if len(val) < min_val_tasks:
         gate_split = "train"
         val = list(train)
     return Selection(tuple(train), tuple(val), tuple(test), tuple(chosen), gate_split)
+
+
+def _in_turn(
+    families: Sequence[str], by_family: Mapping[str, Sequence[Task]], split: str
+) -> list[Task]:
+    """The ``split`` tasks of ``families``, one family's next task after another's."""
+    each = [[t for t in by_family[f] if t.split == split] for f in families]
+    return [t for t in chain.from_iterable(zip_longest(*each)) if t is not None]
 
 
 def estimated_calls(selection: Selection, samples: int, minibatch: int) -> int:
@@ -98,20 +118,13 @@ def fit_to_budget(
     left = max_calls - spent
     if max_calls <= 0 or estimated_calls(selection, samples, minibatch) <= left:
         return selection
-    train, val, test = list(selection.train), list(selection.val), list(selection.test)
+    train = list(selection.train)
     while len(train) > 1:
         train.pop()
-        if selection.gate_split == "train":
-            val = list(train)
-        trimmed = replace(
-            selection,
-            train=tuple(train),
-            val=tuple(val[: max(1, len(train))]),
-            test=tuple(test[: len(train)]),
-        )
+        trimmed = _trimmed(selection, train)
         if estimated_calls(trimmed, samples, minibatch) <= left:
             return trimmed
-    smallest = replace(selection, train=tuple(train), val=tuple(val[:1]), test=())
+    smallest = replace(_trimmed(selection, train), test=())
     need = estimated_calls(smallest, samples, minibatch)
     if need <= left:
         return smallest
@@ -121,6 +134,27 @@ def fit_to_budget(
         hint=f"raise it to at least {need + spent} (--max-calls, or budget.max_calls in the "
         "config), or lower the replays per task (--samples, or night.samples)",
     )
+
+
+def only_families(selection: Selection, families: AbstractSet[str]) -> Selection:
+    """``selection`` restricted to ``families``: their tasks of each split, gated by their own
+    validation tasks, or by their training tasks when they have none."""
+
+    def only(tasks: Sequence[Task]) -> tuple[Task, ...]:
+        return tuple(t for t in tasks if t.family in families)
+
+    train, val, gate = only(selection.train), only(selection.val), selection.gate_split
+    if gate == "train" or not val:
+        val, gate = train, "train"
+    kept = tuple(f for f in selection.families if f in families)
+    return Selection(train, val, only(selection.test), kept, gate)
+
+
+def _trimmed(selection: Selection, train: Sequence[Task]) -> Selection:
+    """``selection`` down to the training tasks ``train``: the families left without one are
+    dropped, and as many validation and test tasks are kept (in turn) as training ones."""
+    part = only_families(replace(selection, train=tuple(train)), {t.family for t in train})
+    return replace(part, val=part.val[: max(1, len(train))], test=part.test[: len(train)])
 
 
 def without_families(selection: Selection) -> Selection:

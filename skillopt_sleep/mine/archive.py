@@ -21,7 +21,7 @@ import os
 import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, replace
+from dataclasses import asdict, fields, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,7 @@ from skillopt_sleep.records import Check, Session, Signal, SignalKind, Turn
 
 ARCHIVE_NAME = "mine-archive.sqlite3"
 ARCHIVE_VERSION = 1  # 0: written before slash commands were kept as typed (see kept_text)
+EMBEDDING_BLOCK = 500  # cached encodings read per query (about 12 MB of MiniLM token vectors)
 
 # Claude Code's record of a slash command, which versions before 873271b archived as a request
 _RECORDED_COMMAND = ("<command-message>", "<command-name>")
@@ -78,8 +79,12 @@ def kept_text(text: str) -> str | None:
     return typed if candidates_from_session(opening) else None
 
 
+_CANDIDATE_FIELDS = fields(Candidate)
+
+
 def candidate_to_json(candidate: Candidate) -> str:
-    data = asdict(candidate)
+    # a shallow dict (``asdict`` deep-copies every field: most of a first night's archiving)
+    data: dict[str, Any] = {f.name: getattr(candidate, f.name) for f in _CANDIDATE_FIELDS}
     data["timestamp"] = candidate.timestamp.isoformat()
     data["signals"] = [
         {"kind": s.kind.value, "turn_index": s.turn_index, "excerpt": s.excerpt}
@@ -255,21 +260,42 @@ class Archive:
 
     def embeddings(self, hashes: Sequence[str], cache_key: str) -> dict[str, bytes]:
         """Cached encodings of ``hashes`` under an embedder's ``cache_key`` (missing ones absent)."""
-        found: dict[str, bytes] = {}
-        for start in range(0, len(hashes), 500):
-            chunk = list(hashes[start : start + 500])
+        return dict(self._embedding_rows(hashes, cache_key, "vector"))
+
+    def embedding_sizes(self, hashes: Sequence[str], cache_key: str) -> dict[str, int]:
+        """The byte length of each cached encoding of ``hashes`` (missing ones absent), read
+        without the encodings themselves."""
+        return dict(self._embedding_rows(hashes, cache_key, "length(vector)"))
+
+    def embedding_stream(self, hashes: Sequence[str], cache_key: str) -> Iterator[bytes]:
+        """The cached encodings of ``hashes`` in their order (``b""`` for a missing one), read
+        a block at a time: a whole archive's encodings are never held at once."""
+        for start in range(0, len(hashes), EMBEDDING_BLOCK):
+            chunk = hashes[start : start + EMBEDDING_BLOCK]
+            found = dict(self._embedding_rows(chunk, cache_key, "vector"))
+            yield from (found.pop(h, b"") for h in chunk)
+
+    def _embedding_rows(
+        self, hashes: Sequence[str], cache_key: str, column: str
+    ) -> Iterator[tuple[str, Any]]:
+        for start in range(0, len(hashes), EMBEDDING_BLOCK):
+            chunk = list(hashes[start : start + EMBEDDING_BLOCK])
             marks = ",".join("?" * len(chunk))
-            for digest, blob in self._db.execute(
-                f"SELECT text_hash, vector FROM embeddings WHERE embedder = ? AND text_hash IN ({marks})",
+            for digest, value in self._db.execute(
+                f"SELECT text_hash, {column} FROM embeddings "
+                f"WHERE embedder = ? AND text_hash IN ({marks})",
                 (cache_key, *chunk),
             ):
-                found[digest] = bytes(blob)
-        return found
+                yield digest, bytes(value) if isinstance(value, (bytes, memoryview)) else value
 
-    def put_embeddings(self, cache_key: str, encodings: dict[str, bytes]) -> None:
-        """Store encodings; entries under any other key (an older encoding) are dropped."""
+    def put_embeddings(
+        self, cache_key: str, encodings: dict[str, bytes], *, purge: bool = True
+    ) -> None:
+        """Store encodings; entries under any other key (an older encoding) are dropped, unless
+        ``purge`` is false (a later part of encodings stored in parts: already done)."""
         with self._db:
-            self._db.execute("DELETE FROM embeddings WHERE embedder != ?", (cache_key,))
+            if purge:
+                self._db.execute("DELETE FROM embeddings WHERE embedder != ?", (cache_key,))
             self._db.executemany(
                 "INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)",
                 [(h, cache_key, blob) for h, blob in encodings.items()],

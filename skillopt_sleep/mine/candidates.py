@@ -192,4 +192,33 @@ def candidates_from_session(session: Session) -> list[Candidate]:
 def extract_candidates(sessions: Iterable[Session]) -> list[Candidate]:
     """Candidates from every session, in time order."""
     found = [c for s in sessions for c in candidates_from_session(s)]
-    return sorted(found, key=lambda c: (c.timestamp, c.session_id, c.turn_index))
+    return sorted(found, key=_time_order)
+
+
+def _time_order(candidate: Candidate) -> tuple[datetime, str, int]:
+    return (candidate.timestamp, candidate.session_id, candidate.turn_index)
+
+
+class CandidateStream:
+    """The candidates of sessions delivered one at a time, so a night keeps each session only
+    while its candidates are taken (a session holds every tool output; its candidates, a few KB).
+
+    ``candidates()`` equals ``extract_candidates`` over the run's last delivery of each session
+    in start order (what ``harvest.run`` collects): a session delivered again (it grew, or a
+    later file continued it) replaces what it gave before."""
+
+    def __init__(self) -> None:
+        self._found: dict[str, tuple[tuple[datetime, str, str], list[Candidate]]] = {}
+
+    def add(self, session: Session) -> None:
+        key = f"{session.harness}:{session.session_id}"
+        order = (session.started_at, session.harness, session.session_id)
+        self._found[key] = (order, candidates_from_session(session))
+
+    @property
+    def sessions(self) -> int:
+        return len(self._found)
+
+    def candidates(self) -> list[Candidate]:
+        ordered = sorted(self._found.values(), key=lambda entry: entry[0])
+        return sorted((c for _, found in ordered for c in found), key=_time_order)

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
 Similarity = Callable[[Any, Any], np.ndarray]
 Shortlist = Callable[[Any, int], np.ndarray]  # (vectors, m) -> n x m candidate neighbour rows
+Progress = Callable[[int, int], None]  # (done, total)
 BLOCK = 1024
 ROW_BLOCK_SCORES = 1 << 22  # scores of a block of rows against all rows held at once (16 MiB)
 KNN = 30
@@ -65,13 +66,19 @@ def row_block(n: int) -> int:
 
 
 def nearest(
-    vectors: Any, similarity: Similarity, k: int, shortlist: Shortlist | None = None
+    vectors: Any,
+    similarity: Similarity,
+    k: int,
+    shortlist: Shortlist | None = None,
+    progress: Progress | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each row's ``k`` most similar other rows and those similarities (``n x k`` each).
 
     Without a ``shortlist`` every pair is scored, block by block; with one, only each row's
-    ``SHORTLIST_FACTOR * k`` shortlisted candidates are, for similarities too costly for all pairs."""
+    ``SHORTLIST_FACTOR * k`` shortlisted candidates are, for similarities too costly for all pairs.
+    ``progress(rows done, n)`` after each block of rows."""
     n = vectors.shape[0]
+    tick = progress or (lambda done, total: None)
     k = min(k, n - 1)
     top = np.zeros((n, max(k, 0)), dtype=np.int64)
     top_sims = np.zeros((n, max(k, 0)), dtype=np.float32)
@@ -79,7 +86,7 @@ def nearest(
         return top, top_sims
     if shortlist is not None:
         candidates = shortlist(vectors, min(n - 1, SHORTLIST_FACTOR * k))
-        _score_shortlists(vectors, similarity, candidates, top, top_sims)
+        _score_shortlists(vectors, similarity, candidates, top, top_sims, tick)
         return top, top_sims
     block = row_block(n)
     for start in range(0, n, block):
@@ -89,11 +96,17 @@ def nearest(
         best = np.argpartition(-sims, k - 1, axis=1)[:, :k]
         top[start:stop] = best
         top_sims[start:stop] = np.take_along_axis(sims, best, axis=1)
+        tick(stop, n)
     return top, top_sims
 
 
 def _score_shortlists(
-    vectors: Any, similarity: Similarity, candidates: np.ndarray, top: Any, top_sims: Any
+    vectors: Any,
+    similarity: Similarity,
+    candidates: np.ndarray,
+    top: Any,
+    top_sims: Any,
+    tick: Progress,
 ) -> None:
     """Fill ``top``/``top_sims`` with each row's best among its candidates, scored exactly.
 
@@ -120,6 +133,7 @@ def _score_shortlists(
         for start, (rows, sims) in zip(starts, _forked.in_order(best_of, starts), strict=True):
             top[start : start + len(rows)] = rows
             top_sims[start : start + len(rows)] = sims
+            tick(start + len(rows), n)
 
 
 def neighbour_graph(
@@ -179,18 +193,22 @@ def cluster_vectors(
     scale_k: int = SCALE_K,
     shortlist: Shortlist | None = None,
     leftovers: Leftovers | None = None,
+    progress: Progress | None = None,
 ) -> np.ndarray:
     """A label per row; rows sharing a label are one family. Labels are 0..k-1 in first-row order.
 
     ``threshold`` is the loosest similarity at which two groups may merge (plain average linkage);
     the local scale of each row's ``scale_k`` nearest neighbours makes merges stricter where
     requests are densely packed. ``shortlist`` (see ``nearest``) avoids scoring every pair.
-    ``leftovers`` (None for off) gives rows left alone a second chance (``leftovers`` module)."""
+    ``leftovers`` (None for off) gives rows left alone a second chance (``leftovers`` module).
+    ``progress(done, n + 1)``: rows whose neighbours are scored, then one step for the linkage
+    and the second chances."""
     n = vectors.shape[0]
     if n == 0:
         return np.zeros(0, dtype=np.int64)
+    tick = progress or (lambda done, total: None)
     labels = np.full(n, -1, dtype=np.int64)
-    top, top_sims = nearest(vectors, similarity, knn, shortlist)
+    top, top_sims = nearest(vectors, similarity, knn, shortlist, lambda done, _: tick(done, n + 1))
     graph, kth = _graph(top, top_sims, threshold, max(scale_k, 1))
     radii = np.clip(1.0 - kth, 1e-3, 1.0 - threshold)
     if scale_k <= 0:
@@ -202,6 +220,7 @@ def cluster_vectors(
         from skillopt_sleep.mine.leftovers import second_chances
 
         second_chances(labels, top, top_sims, vectors, similarity, threshold, leftovers)
+    tick(n + 1, n + 1)
     return _renumber(labels)
 
 

@@ -38,7 +38,7 @@ class FamilySummary:
     splits: Mapping[str, int]
     judged_by: str
     checks: tuple[Check, ...] = ()
-    new_tonight: int = 0
+    new_tonight: int = 0  # tonight's attempts at it (the unit of ``size``)
 
 
 @dataclass(frozen=True)

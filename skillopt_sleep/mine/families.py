@@ -17,7 +17,7 @@ order. Identical (non-empty) compared texts always share a family.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -47,8 +47,10 @@ def label_families(
     threshold: float | None = None,
     *,
     scale_k: int = 0,
+    progress: Callable[[int, int], None] | None = None,
 ) -> np.ndarray:
-    """A family label per row of ``vectors`` (the embeddings of ``compared``), 0..k-1 in row order."""
+    """A family label per row of ``vectors`` (the embeddings of ``compared``), 0..k-1 in row order.
+    ``progress``: ``cluster_vectors``'s."""
     n = len(compared)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
@@ -61,6 +63,7 @@ def label_families(
         scale_k=scale_k,
         shortlist=embedder.shortlist,
         leftovers=getattr(embedder, "leftovers", None),
+        progress=progress,
     )
     labels = np.empty(n, dtype=np.int64)
     labels[order] = found

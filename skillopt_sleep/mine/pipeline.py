@@ -8,6 +8,10 @@ occasions (``occasions``): copies of one request sent to several harnesses at on
 Clustering runs over the whole archive (tonight's requests and every earlier night's), so a family
 recurs across days; family ids are stable because a cluster keeps the id its archived members
 already had.
+
+A night hands over candidates, not sessions (``mine_candidates``: its harvest streams them), and
+follows the long steps through ``progress``; each training task's recall is scored only when the
+night asks for it (``recall.LazyRecall``).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -28,47 +32,16 @@ from skillopt_sleep.mine.coherence import contradictions
 from skillopt_sleep.mine.config import FamilySummary, MineConfig, MineResult
 from skillopt_sleep.mine.confirm import confirm_families
 from skillopt_sleep.mine.dream import dream
-from skillopt_sleep.mine.embed import CachedEmbedder, Embedder, create_embedder
-from skillopt_sleep.mine.families import MASK_VERSION, compared_text, label_families
+from skillopt_sleep.mine.embed import Embedder, create_embedder
+from skillopt_sleep.mine.families import compared_text, label_families
 from skillopt_sleep.mine.occasions import count_occasions
-from skillopt_sleep.mine.recall import RecallItem, recall_k
+from skillopt_sleep.mine.recall import training_recall
 from skillopt_sleep.mine.splits import Member, assign_splits
 from skillopt_sleep.mine.synth import JudgeSpec, synthesize
+from skillopt_sleep.mine.vectors import Progress, embed_with_cache, quiet
 from skillopt_sleep.records import Evidence, Session, Split, Task
 
 MAX_EVIDENCE = 8
-
-
-def embed_with_cache(
-    embedder: Embedder, hashes: Sequence[str], texts: Sequence[str], archive: Archive
-) -> tuple[Any, int]:
-    """Vectors for ``texts`` and how many were computed (the rest came from the archive cache).
-
-    ``hashes`` name the archived requests; ``texts`` are what is embedded for them (their
-    compared text), so the cache key carries the masking version too."""
-    if not isinstance(embedder, CachedEmbedder):
-        return embedder.embed(texts), len(texts)
-    key = f"{embedder.cache_key}|{MASK_VERSION}"
-    cached = archive.embeddings(hashes, key)
-    missing = [i for i, h in enumerate(hashes) if h not in cached]
-    if missing:
-        fresh = dict(
-            zip(
-                (hashes[i] for i in missing),
-                embedder.encode([texts[i] for i in missing]),
-                strict=True,
-            )
-        )
-        archive.put_embeddings(key, fresh)
-        cached.update(fresh)
-    try:
-        return embedder.assemble([cached[h] for h in hashes]), len(missing)
-    except ValueError:
-        # a damaged cache entry (disk error, interrupted write): the cache is only a cache
-        archive.drop_embeddings(key)
-        blobs = embedder.encode(texts)
-        archive.put_embeddings(key, dict(zip(hashes, blobs, strict=True)))
-        return embedder.assemble(blobs), len(texts)
 
 
 def _confirmed(
@@ -141,13 +114,30 @@ def mine(
     archive: Archive,
     config: MineConfig | None = None,
     optimizer: Any = None,
+    progress: Progress = quiet,
 ) -> MineResult:
+    """Mine ``sessions`` (see the module doc); ``progress`` is ``mine_candidates``'."""
+    candidates = extract_candidates(sessions)
+    return mine_candidates(candidates, len(sessions), archive, config, optimizer, progress)
+
+
+def mine_candidates(
+    candidates: Sequence[Candidate],
+    session_count: int,
+    archive: Archive,
+    config: MineConfig | None = None,
+    optimizer: Any = None,
+    progress: Progress = quiet,
+) -> MineResult:
+    """``mine`` from the candidates of ``session_count`` sessions (``CandidateStream`` collects
+    them as a harvest streams its sessions). ``progress(step, done, total)`` for the long steps:
+    ``embed`` (requests encoded), ``cluster`` (requests whose neighbours are scored, then one
+    step for the linkage) and ``families`` (families judged)."""
     config = config or MineConfig()
     started = time.perf_counter()
     night = config.night or datetime.now(timezone.utc).date().isoformat()
-    candidates = extract_candidates(sessions)
     new_occurrences = archive.add(candidates, night)
-    tonight = {text_hash(c.text) for c in candidates}
+    tonight = Counter(text_hash(c.text) for c in candidates)  # attempts per request
 
     # a request with nothing left to compare (an archive from before candidates dropped them) is
     # never clustered nor replayed, not even with ``include_one_offs``
@@ -158,10 +148,17 @@ def mine(
     texts = [r[1] for r in rows]
     embedder = create_embedder(config.embedder, model=config.model)
     t0 = time.perf_counter()
-    vectors, embedded = embed_with_cache(embedder, hashes, compared, archive)
+    vectors, embedded = embed_with_cache(embedder, hashes, compared, archive, progress)
     embed_s = time.perf_counter() - t0
     threshold = config.threshold if config.threshold is not None else embedder.default_threshold
-    labels = label_families(vectors, compared, embedder, threshold, scale_k=config.scale_k)
+    labels = label_families(
+        vectors,
+        compared,
+        embedder,
+        threshold,
+        scale_k=config.scale_k,
+        progress=lambda done, total: progress("cluster", done, total),
+    )
     confirmed = {"calls": 0, "cached": 0, "split": 0}
     if optimizer is not None and config.confirm_budget > 0:
         labels, confirmed = _confirmed(labels, texts, optimizer, config.confirm_budget, archive)
@@ -194,7 +191,8 @@ def mine(
     task_rows: list[int] = []
     summaries: list[FamilySummary] = []
     withheld: list[str] = []
-    for family in replayable:
+    for number, family in enumerate(replayable):
+        progress("families", number, len(replayable))
         indices = by_family[family]
         members = sorted(
             (m for i in indices for m in occurrences.get(hashes[i], ())), key=lambda m: m.timestamp
@@ -226,10 +224,11 @@ def mine(
             )
         )
 
-    recalled = _recall(tasks, task_rows, vectors, embedder, config.recall_k)
+    progress("families", len(replayable), len(replayable))
+    recalled = training_recall(tasks, task_rows, vectors, embedder, config.recall_k)
     dreamed = dream(tasks, config.dream_factor, optimizer)
     stats = {
-        "sessions": len(sessions),
+        "sessions": session_count,
         "candidates": len(candidates),
         "new_occurrences": new_occurrences,
         "requests": len(hashes),
@@ -286,7 +285,7 @@ def _summary(
     members: Sequence[Candidate],
     requests: Sequence[str],
     splits: Sequence[str],
-    tonight: set[str],
+    tonight: Mapping[str, int],
     hashes: Sequence[str],
     indices: Sequence[int],
 ) -> FamilySummary:
@@ -299,30 +298,10 @@ def _summary(
         splits=dict(Counter(splits)),
         judged_by=spec.judged_by,
         checks=spec.checks,
-        new_tonight=sum(1 for i in indices if hashes[i] in tonight),
+        new_tonight=sum(tonight.get(hashes[i], 0) for i in indices),  # attempts, as ``size``
     )
-
-
-def _recall(
-    tasks: Sequence[Task], rows: Sequence[int], vectors: Any, embedder: Embedder, k: int
-) -> dict[str, tuple[str, ...]]:
-    """recall_k over the training tasks only: the others are never recalled, nor recall."""
-    train = [i for i, task in enumerate(tasks) if task.split == "train"]
-    if not train or k <= 0:
-        return {}
-    sub = vectors[[rows[i] for i in train]]
-    similarity = embedder.similarity(sub, sub)
-    items = [
-        RecallItem(tasks[i].id, tasks[i].family, _outcome(tasks[i]), tasks[i].split) for i in train
-    ]
-    return recall_k(items, similarity, k)
 
 
 def _split(value: str | None) -> Split | None:
     """A split read back from the archive (None when unset or unknown)."""
     return value if value in ("train", "val", "test") else None  # type: ignore[return-value]
-
-
-def _outcome(task: Task) -> str:
-    own = [e.outcome for e in task.evidence if e.request == task.intent]
-    return own[-1] if own else "unknown"

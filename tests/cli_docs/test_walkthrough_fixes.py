@@ -197,7 +197,7 @@ def test_skillopt_help_does_not_list_exit_6_which_only_adopt_returns() -> None:
     ("script", "says"),
     [
         ("bench_minilm_onnx.py", "Needs ``onnx`` and ``onnxruntime``"),
-        ("bench_night.py", "a\nnight with nothing new"),
+        ("bench_night.py", "per stage, the\nlongest stretch without a progress tick"),
         ("bench_mine.py", "Miner quality and speed"),
     ],
 )

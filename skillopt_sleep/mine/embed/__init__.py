@@ -14,7 +14,7 @@ first use.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -53,16 +53,26 @@ class Embedder(Protocol):
 class CachedEmbedder(Embedder, Protocol):
     """An embedder whose per-text encoding depends on that text alone, so the archive caches it.
 
-    ``embed(texts)`` is ``assemble(encode(texts))``; corpus-wide statistics (idf weights) are
-    computed in ``assemble``, every night, over whatever texts are assembled together.
-    ``cache_key`` changes whenever the encoding does, so stale cache entries are never read.
+    ``embed(texts)`` is ``assemble_stream`` of what ``encode_chunks(texts)`` gives; corpus-wide
+    statistics (idf weights) are computed there, every night, over whatever texts are assembled
+    together. Both work a part at a time, so a night's encodings are never all held at once, nor
+    beside the stacked vectors (``vectors.embed_with_cache``). ``cache_key`` changes whenever the
+    encoding does, so stale cache entries are never read.
     """
 
     cache_key: str
 
-    def encode(self, texts: Sequence[str]) -> list[bytes]: ...
+    def encode_chunks(
+        self, texts: Sequence[str], progress: Callable[[int], None] | None = None
+    ) -> Iterator[list[bytes]]:
+        """One blob per text, a consecutive part of the texts at a time, in order;
+        ``progress(texts done)`` as parts are done."""
+        ...
 
-    def assemble(self, blobs: Sequence[bytes]) -> Any: ...
+    def assemble_stream(self, sizes: Sequence[int], blobs: Iterable[bytes]) -> Any:
+        """The vectors of blobs that come one at a time (``sizes``: each one's length);
+        ValueError when one is damaged or missing."""
+        ...
 
 
 EmbedderFactory = Callable[..., Embedder]

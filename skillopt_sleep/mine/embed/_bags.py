@@ -16,7 +16,8 @@ used only to shortlist neighbours before they are scored exactly.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,14 +101,70 @@ def stack_rows(rows: Sequence[TokenRow], power: float = IDF_POWER, dim: int = 38
     ids = np.concatenate([r.ids for r in rows]).astype(np.int64)
     vectors = np.concatenate([r.vectors for r in rows]).astype(np.float16, copy=False)
     offsets = np.concatenate([[0], np.cumsum([len(r.ids) for r in rows])]).astype(np.int64)
-    owner = np.repeat(np.arange(len(rows)), np.diff(offsets))
+    return _weighted(ids, vectors, offsets, power)
+
+
+def stack_blobs(
+    sizes: Sequence[int], blobs: Iterable[bytes], power: float = IDF_POWER
+) -> TokenBags:
+    """``stack_rows`` of the rows in ``blobs`` (``TokenRow.to_bytes``, in order; ``sizes``: each
+    one's length), each copied into place as it comes: the blobs of a whole archive are never
+    held at once, nor beside the stacked copy. ValueError when a blob is damaged or missing."""
+    if not sizes:
+        return stack_rows([], power)
+    stream = iter(blobs)
+    first = next(stream, b"")
+    if len(first) < 2 * _HEADER.itemsize:
+        raise ValueError("token row blob is truncated")
+    dim = int(np.frombuffer(first, dtype=_HEADER, count=2)[1])
+    spare = sum(sizes) - 2 * _HEADER.itemsize * len(sizes)
+    if dim == 0 or spare % (4 + 2 * dim):
+        raise ValueError("token row blobs do not add up to whole tokens")
+    total = spare // (4 + 2 * dim)
+    ids = np.empty(total, dtype=np.int64)
+    vectors = np.empty((total, dim), dtype=np.float16)
+    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+    for i, blob in enumerate(itertools.chain([first], stream)):
+        if i >= len(sizes) or len(blob) != sizes[i]:
+            raise ValueError("a token row blob is not the size its archive row says")
+        row = TokenRow.from_bytes(blob)
+        at, tokens = int(offsets[i]), len(row.ids)
+        if row.vectors.shape[1] != dim:
+            raise ValueError("token row blobs of different widths")
+        ids[at : at + tokens] = row.ids
+        vectors[at : at + tokens] = row.vectors
+        offsets[i + 1] = at + tokens
+    if i + 1 != len(sizes):
+        raise ValueError("fewer token row blobs than sizes")
+    return _weighted(ids, vectors, offsets, power)
+
+
+def _weighted(ids: np.ndarray, vectors: np.ndarray, offsets: np.ndarray, power: float) -> TokenBags:
+    """Bags of stacked rows: idf weights from their token ids, pooled vectors."""
+    count = len(offsets) - 1
+    owner = np.repeat(np.arange(count), np.diff(offsets))
     pairs = np.unique(np.stack([ids, owner]), axis=1)
     vocab, df = np.unique(pairs[0], return_counts=True)
-    idf = np.log((len(rows) + 1) / (df + 1.0))
+    idf = np.log((count + 1) / (df + 1.0))
     weights = (idf[np.searchsorted(vocab, ids)] ** power + 1e-6).astype(np.float32)
-    sums = np.add.reduceat(vectors, offsets[:-1], axis=0, dtype=np.float32)
+    sums = _bag_sums(vectors, offsets)
     pooled = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
     return TokenBags(vectors, weights, offsets, pooled.astype(np.float32))
+
+
+def _bag_sums(vectors: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Each bag's float32 sum of its token vectors, a block of bags at a time.
+
+    ``reduceat`` with a wider ``dtype`` first widens its whole input: for the whole archive that
+    was a float32 copy of every token vector (twice the cache, 0.9 GB at 20,000 requests). Each
+    bag is summed by the same ``reduceat`` either way, so the sums are the same bits."""
+    sums = np.empty((len(offsets) - 1, vectors.shape[1]), dtype=np.float32)
+    for part in _ranges(offsets, BLOCK_ENTRIES // max(vectors.shape[1], 1)):
+        lo, hi = offsets[part.start], offsets[part.stop]
+        sums[part] = np.add.reduceat(
+            vectors[lo:hi], offsets[part.start : part.stop] - lo, axis=0, dtype=np.float32
+        )
+    return sums
 
 
 def _block(a: TokenBags, b: TokenBags) -> np.ndarray:
@@ -128,11 +185,16 @@ def _block(a: TokenBags, b: TokenBags) -> np.ndarray:
 
 def _chunks(bags: TokenBags, entries: int, start: int = 0) -> list[slice]:
     """Consecutive bag ranges from ``start`` holding about ``entries`` tokens each (>= one bag)."""
+    return _ranges(bags.offsets, entries, start)
+
+
+def _ranges(offsets: np.ndarray, entries: int, start: int = 0) -> list[slice]:
+    """``_chunks`` over bag ``offsets`` alone."""
     out: list[slice] = []
-    n = len(bags)
+    n = len(offsets) - 1
     while start < n:
-        limit = bags.offsets[start] + max(entries, 1)
-        stop = max(start + 1, int(np.searchsorted(bags.offsets, limit, side="right")) - 1)
+        limit = offsets[start] + max(entries, 1)
+        stop = max(start + 1, int(np.searchsorted(offsets, limit, side="right")) - 1)
         out.append(slice(start, min(stop, n)))
         start = min(stop, n)
     return out

@@ -238,15 +238,27 @@ class BertEncoder:
     ) -> list[tuple[np.ndarray, np.ndarray]]:
         """``token_vectors`` for many texts: texts of similar length run as one padded batch
         (pad keys masked out of attention), so the matrix products are large enough to be fast."""
+        encoded, batches = self.plan(texts, batch)
+        out: list[tuple[np.ndarray, np.ndarray]] = [(np.zeros(0), np.zeros(0))] * len(texts)
+        for rows in batches:
+            for i, hidden in zip(rows, self.hidden_states([encoded[i] for i in rows]), strict=True):
+                out[i] = (encoded[i], hidden)
+        return out
+
+    def plan(
+        self, texts: Sequence[str], batch: int = BATCH
+    ) -> tuple[list[np.ndarray], list[list[int]]]:
+        """The token ids of ``texts`` and the batches (indices into ``texts``, of similar
+        length) that ``batch_token_vectors`` runs them in: a caller running the same batches
+        elsewhere (a forked worker) gets the same vectors, bit for bit."""
         encoded = [self.tokenizer.encode(t) for t in texts]
         order = sorted(range(len(texts)), key=lambda i: (len(encoded[i]), i))
-        out: list[tuple[np.ndarray, np.ndarray]] = [(np.zeros(0), np.zeros(0))] * len(texts)
-        for start in range(0, len(order), batch):
-            rows = order[start : start + batch]
-            hidden = self._forward([encoded[i] for i in rows])
-            for b, i in enumerate(rows):
-                out[i] = (encoded[i], hidden[b, : len(encoded[i])])
-        return out
+        return encoded, [order[start : start + batch] for start in range(0, len(order), batch)]
+
+    def hidden_states(self, ids: list[np.ndarray]) -> list[np.ndarray]:
+        """Each row's last hidden states (``t x d``), run as one padded batch."""
+        hidden = self._forward(ids)
+        return [hidden[b, : len(row)] for b, row in enumerate(ids)]
 
     def _forward(self, ids: list[np.ndarray]) -> np.ndarray:
         """Last hidden states (``batch x t x d``) of right-padded token id rows."""

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from skillopt_sleep.mine.embed._bags import (
     TokenRow,
     blended_similarity,
     pooled_shortlist,
+    stack_blobs,
     stack_rows,
 )
 from skillopt_sleep.mine.leftovers import Leftovers
@@ -100,9 +101,15 @@ class MiniLMEmbedder:
 
     def encode_rows(self, texts: Sequence[str]) -> list[TokenRow]:
         """Each text's token ids and unit token vectors, without ``[CLS]``/``[SEP]``."""
-        rows: list[TokenRow] = []
+        return [row for part in self.chunks(texts) for row in part]
+
+    def chunks(
+        self, texts: Sequence[str], progress: Callable[[int], None] | None = None
+    ) -> Iterator[list[TokenRow]]:
+        """``encode_rows`` a chunk of ``CHUNK`` texts at a time, in order, with
+        ``progress(texts done)`` after each chunk."""
         if not texts:
-            return rows
+            return
         model = self._load()
         for start in range(0, len(texts), CHUNK):  # raw padded outputs are freed chunk by chunk
             outputs = model.encode(
@@ -111,14 +118,19 @@ class MiniLMEmbedder:
                 output_value=None,
                 show_progress_bar=False,
             )
-            rows.extend(_token_row(out) for out in outputs)
-        return rows
+            yield [_token_row(out) for out in outputs]
+            if progress is not None:
+                progress(min(start + CHUNK, len(texts)))
 
-    def encode(self, texts: Sequence[str]) -> list[bytes]:
-        return [row.to_bytes() for row in self.encode_rows(texts)]
+    def encode_chunks(
+        self, texts: Sequence[str], progress: Callable[[int], None] | None = None
+    ) -> Iterator[list[bytes]]:
+        """The cached form of each text, a chunk at a time (see ``chunks``)."""
+        for part in self.chunks(texts, progress):
+            yield [row.to_bytes() for row in part]
 
-    def assemble(self, blobs: Sequence[bytes]) -> TokenBags:
-        return stack_rows([TokenRow.from_bytes(blob) for blob in blobs])
+    def assemble_stream(self, sizes: Sequence[int], blobs: Iterable[bytes]) -> TokenBags:
+        return stack_blobs(sizes, blobs)
 
     def embed(self, texts: Sequence[str]) -> TokenBags:
         return stack_rows(self.encode_rows(texts))

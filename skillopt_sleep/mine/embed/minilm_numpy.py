@@ -18,7 +18,7 @@ from threads, and one thread makes the vectors independent of ``OMP_NUM_THREADS`
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ SHIPPED = Path(__file__).parent / "data" / "minilm-int8"
 # threshold sits higher; the second-chance bars keep the original's distances below it.
 SHIPPED_THRESHOLD = 0.50
 SHIPPED_LEFTOVERS = Leftovers(attach=0.38, pair=0.42, margin=0.10)
+BATCHES_PER_MESSAGE = 2  # padded batches a worker sends back at once
 
 
 def numpy_model_dir(model: str = "") -> Path | None:
@@ -103,24 +104,44 @@ class MiniLMNumpyEmbedder(MiniLMEmbedder):
             self._model = BertEncoder(found)
         return self._model
 
-    def encode_rows(self, texts: Sequence[str]) -> list[TokenRow]:
+    def chunks(
+        self, texts: Sequence[str], progress: Callable[[int], None] | None = None
+    ) -> Iterator[list[TokenRow]]:
+        """Chunks of ``CHUNK`` texts, each planned into batches as ``batch_token_vectors``
+        plans it (the same batches give the same vectors), with the batches shared out to
+        forked workers rather than whole chunks: a night's few hundred new requests use every
+        core, and ``progress(texts done)`` ticks as batches come back."""
         if not texts:
-            return []
+            return
         from threadpoolctl import threadpool_limits
 
         from skillopt_sleep import _forked
 
         encoder = self._load()  # before any fork: workers share the loaded weights
+        encoded: list[np.ndarray] = []
+        batches: list[list[int]] = []  # indices into ``texts``, chunk after chunk
+        for start in range(0, len(texts), CHUNK):
+            ids, planned = encoder.plan(list(texts[start : start + CHUNK]))
+            encoded.extend(ids)
+            batches.extend([start + i for i in rows] for rows in planned)
 
-        def chunk_rows(start: int) -> list[TokenRow]:  # bounded working memory per chunk
-            chunk = encoder.batch_token_vectors(list(texts[start : start + CHUNK]))
-            return [_row(ids, vectors) for ids, vectors in chunk]
+        def rows_of(batch: list[int]) -> list[TokenRow]:
+            states = encoder.hidden_states([encoded[i] for i in batch])
+            return [_row(encoded[i], hidden) for i, hidden in zip(batch, states, strict=True)]
 
-        rows: list[TokenRow] = []
+        found: dict[int, TokenRow] = {}
+        done = 0
         with threadpool_limits(limits=1, user_api="blas"):  # in workers too: the same vectors
-            for part in _forked.in_order(chunk_rows, range(0, len(texts), CHUNK)):
-                rows.extend(part)
-        return rows
+            work = _forked.in_order(rows_of, batches, batch=BATCHES_PER_MESSAGE)
+            for number, (batch, rows) in enumerate(zip(batches, work, strict=True)):
+                found.update(zip(batch, rows, strict=True))
+                done += len(batch)
+                if progress is not None:
+                    progress(done)
+                following = batches[number + 1] if number + 1 < len(batches) else None
+                if following is None or following[0] // CHUNK != batch[0] // CHUNK:
+                    yield [found[i] for i in sorted(found)]  # the chunk is complete
+                    found.clear()
 
 
 def _row(ids: np.ndarray, vectors: np.ndarray) -> TokenRow:
