@@ -88,6 +88,10 @@ def status_table(status: Any) -> None:
         )
     else:
         line = "not scheduled (skillopt-sleep schedule)"
+    for problem in schedule.get("problems") or ():  # e.g. the engine it names was moved
+        line += (
+            f"\n  [red]problem[/red]: {escape(problem['detail'])}\n  fix: {escape(problem['fix'])}"
+        )
     console.print("schedule: " + line)
     console.print(
         "backends: "

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from skillopt_core.errors import SkillOptError
 from skillopt_sleep.install import _fs
 from skillopt_sleep.install._proc import VERSION_TIMEOUT_S, run_bounded
 from skillopt_sleep.install.edit_block import block_text, find_block, parse_error
@@ -152,7 +153,6 @@ def transcript_counts(homes: Homes, project: Path) -> dict[str, tuple[int, int]]
 
 
 def project_checks(project: Path) -> list[Check]:
-    from skillopt_core.errors import SkillOptError
     from skillopt_sleep.engine import status
 
     if not project.is_dir():
@@ -171,7 +171,42 @@ def project_checks(project: Path) -> list[Check]:
         else:
             message, _, fix = health.partition("\n  fix: ")
             checks.append(Check(f"backend {role}", "fail", f"{spec}: {message}", fix))
-    return [*checks, schedule_check(dict(state.schedule))]
+    return [*checks, *schedule_checks(dict(state.schedule))]
+
+
+def schedule_checks(schedule: dict[str, object]) -> list[Check]:
+    """:func:`schedule_check`, then one failure per problem that stops the recorded entry from
+    running tonight (its engine or project gone, a log it cannot write), each with its fix."""
+    found = schedule.get("problems")
+    problems = found if isinstance(found, list) else []
+    return [
+        schedule_check(schedule),
+        *(Check("schedule", "fail", str(p["detail"]), str(p["fix"])) for p in problems),
+    ]
+
+
+def gone_project_checks() -> list[Check]:
+    """A schedule recorded for a project whose folder is gone (renamed, deleted): its entry
+    fires every night and fails, and ``status`` in the project's new place cannot see it."""
+    from skillopt_sleep.paths import state_dir
+    from skillopt_sleep.schedule.health import project_gone
+    from skillopt_sleep.schedule.record import read_record
+    from skillopt_sleep.schedule.where import RECORD_NAME
+
+    checks: list[Check] = []
+    try:
+        records = sorted((state_dir() / "projects").glob(f"*/{RECORD_NAME}"))
+    except OSError:
+        return []
+    for path in records:
+        try:
+            record = read_record(path)
+        except SkillOptError:  # damaged: `status` of that project says so
+            continue
+        if record is not None and not Path(record.project).is_dir():
+            gone = project_gone(record.project)
+            checks.append(Check("schedule", "warn", gone.detail, gone.fix))
+    return checks
 
 
 def schedule_check(schedule: dict[str, object]) -> Check:
@@ -282,4 +317,10 @@ def diagnose(project: Path, homes: Homes | None = None) -> list[Check]:
         shims = shim_checks(homes, Manifest())
     except InstallError as exc:
         shims = [Check("install manifest", "fail", exc.message, exc.hint)]
-    return [*engine_checks(), *harness_checks(homes, project), *project_checks(project), *shims]
+    return [
+        *engine_checks(),
+        *harness_checks(homes, project),
+        *project_checks(project),
+        *gone_project_checks(),
+        *shims,
+    ]

@@ -7,7 +7,9 @@
     remove_schedule(project)    # removes exactly what was written (see schedule.json)
 
 The entry runs the absolute interpreter with ``-m skillopt_sleep run --project <abs>`` and the
-saved profile, with the PATH captured now, appending to ``<state>/logs/night.log``. The
+saved profile, with the PATH captured now, appending to ``<state>/logs/night.log``; when
+its engine or project has gone it says so there instead, with the fix (:mod:`.health`, which
+``status`` and ``doctor`` ask too). The
 long-running alternative, :mod:`skillopt_sleep.schedule.daemon` (APScheduler + watchdog), is
 imported only by the ``daemon`` command. Nothing here imports anything heavy.
 """

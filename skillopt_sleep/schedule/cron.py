@@ -14,7 +14,9 @@ The line runs through ``/bin/sh``: each word is shell-quoted, the environment is
 command (a ``NAME=value`` crontab line would change every other job in the file too), and every
 ``%`` is escaped, because cron turns a bare ``%`` into a newline. It sets ``umask 077`` first (the
 log the redirection creates is private, like every state file) and creates the logs folder, so a
-deleted state directory does not stop the night before Python starts.
+deleted state directory does not stop the night before Python starts. Everything after that
+writes to the log, so a moved engine or project is a line there naming it and the fix
+(:mod:`.health`), not a bare ``not found`` or a ``cd`` error mailed to nobody.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import re
 import shlex
 
 from skillopt_core.errors import UsageError
+from skillopt_sleep.schedule import health
 from skillopt_sleep.schedule.at import DailyTime
 from skillopt_sleep.schedule.entry import Entry
 
@@ -37,15 +40,30 @@ _OUR_LINE = re.compile(r"^(\d{1,2}) (\d{1,2}) \* \* \* .* -m skillopt_sleep run 
 
 
 def shell_command(entry: Entry) -> str:
-    """The ``/bin/sh`` command: private umask, make the logs folder, cd to the project, set the
-    environment, append output to the log."""
+    """The ``/bin/sh`` command: private umask, make the logs folder, say so in the log and stop
+    if the engine or the project is gone (:mod:`.health`), cd to the project, set the
+    environment, run the night appending its output to the log."""
     env = " ".join(f"{name}={shlex.quote(value)}" for name, value in entry.environment)
     argv = " ".join(shlex.quote(arg) for arg in entry.argv)
     logs = shlex.quote(posixpath.dirname(entry.log) or ".")
-    return (
-        f"umask 077 && mkdir -p {logs} && cd {shlex.quote(entry.project)} && "
-        f"{env} {argv} >> {shlex.quote(entry.log)} 2>&1"
+    python, project = shlex.quote(entry.argv[0]), shlex.quote(entry.project)
+    engine = health.engine_gone(
+        entry.argv[0], entry.project, str(entry.at), health.profile_of(entry.argv)
     )
+    log = shlex.quote(entry.log)
+    return (
+        f"umask 077 && mkdir -p {logs} && {{ "
+        f"[ -x {python} ] || {{ {_say(engine)}; exit {health.ENGINE_GONE_EXIT}; }}; "
+        f"[ -d {project} ] || "
+        f"{{ {_say(health.project_gone(entry.project))}; exit {health.PROJECT_GONE_EXIT}; }}; "
+        f"}} >> {log} 2>&1 && cd {project} && {env} {argv} >> {log} 2>&1"
+    )
+
+
+def _say(problem: health.Problem) -> str:
+    """A shell command appending ``problem``'s line, stamped with the UTC time, to the output."""
+    stamp = '"$(date -u +%Y-%m-%dT%H:%M:%SZ)"'
+    return f"printf '%s %s\\n' {stamp} {shlex.quote(health.line(problem))}"
 
 
 def cron_line(entry: Entry) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 
 from skillopt_core.errors import StorageError
 from skillopt_sleep.schedule.at import DailyTime, next_run, parse_at
+from skillopt_sleep.schedule.health import problems
 from skillopt_sleep.schedule.install import Host
 from skillopt_sleep.schedule.probe import Found, find_entry
 from skillopt_sleep.schedule.record import read_record
@@ -23,9 +24,10 @@ def schedule_info(
     project: str | os.PathLike[str], *, now: datetime | None = None, host: Host | None = None
 ) -> dict[str, Any]:
     """``{"installed", "recorded", "platform", "kind", "at", "next_run" (ISO UTC), "command",
-    "argv", "log", "record", "installed_at", "entry"}``. With a record, ``installed`` is true when
-    the file it wrote (launchd plist, Windows script) is still there; a cron line is taken on the
-    record's word. Without one, ``host``'s scheduler (default this machine's) is asked: an entry
+    "argv", "log", "record", "installed_at", "entry", "problems"}``. With a record, ``installed``
+    is true when the file it wrote (launchd plist, Windows script) is still there; a cron line is
+    taken on the record's word; ``problems`` lists what stops it from running tonight (the engine
+    or project gone, a log it cannot write), each ``{"detail", "fix"}``. Without one, ``host``'s scheduler (default this machine's) is asked: an entry
     found there is ``installed`` but not ``recorded``, with ``found``, ``note`` and ``hint``."""
     files = ScheduleFiles.for_project(project)
     moment = now or datetime.now(timezone.utc)
@@ -51,6 +53,10 @@ def schedule_info(
         "record": str(files.record),
         "installed_at": record.installed_at,
         "entry": artifacts,
+        "problems": [
+            {"detail": p.detail, "fix": p.fix}
+            for p in problems(record.argv, record.project, record.at, record.log)
+        ],
     }
 
 
@@ -73,6 +79,7 @@ def _unrecorded(
         "record": str(files.record),
         "installed_at": None,
         "entry": {},
+        "problems": [],
     }
     if found is not None:
         info["found"] = found.where

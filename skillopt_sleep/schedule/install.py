@@ -34,6 +34,7 @@ from skillopt_sleep.schedule.record import (
     ScheduleRecord,
     delete_record,
     read_record,
+    storage_error,
     write_record,
 )
 from skillopt_sleep.schedule.runner import Runner, ScheduleError, checked, run_command
@@ -102,7 +103,12 @@ def install_schedule(
     previous = read_record(files.record)
     if previous is not None and previous.kind != host.kind:
         _remove(previous.kind, previous.key, previous.artifacts, host)
-    private_dir(files.logs_dir)
+    try:  # before the OS entry: a night that cannot write its log fails unseen
+        private_dir(files.logs_dir)
+    except OSError as exc:
+        raise storage_error(
+            f"create the log folder {files.logs_dir}", files.logs_dir, exc
+        ) from None
     written = _INSTALL[host.kind](entry, host, files)
     record = ScheduleRecord(
         platform=host.platform,

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,12 +82,28 @@ def read_record(path: Path) -> ScheduleRecord | None:
 
 
 def write_record(path: Path, record: ScheduleRecord) -> None:
-    private_dir(path.parent)
+    """Write ``record``; an OS error is a :func:`storage_error` (the entry is already written:
+    scheduling again replaces it in place)."""
     payload = json.dumps(record.to_json(), indent=2, ensure_ascii=False) + "\n"
     try:
+        private_dir(path.parent)
         atomic_write_bytes(path, payload.encode("utf-8"), mode=PRIVATE_FILE_MODE)
     except OSError as exc:
-        raise StorageError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise storage_error(f"write the schedule record {path}", path.parent, exc) from None
+
+
+def storage_error(doing: str, folder: Path, exc: OSError) -> StorageError:
+    """A state ``folder`` that ``schedule`` cannot write, as an error naming it and the fix."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        fix = "free some disk space"
+    elif exc.errno in (errno.ENOTDIR, errno.EEXIST):
+        fix = f"move aside the file in the way of the folder {folder}"
+    else:
+        fix = f"make {folder} writable, or set SKILLOPT_SLEEP_HOME to a folder you can write"
+    return StorageError(
+        f"cannot {doing}: {exc.strerror or exc}",
+        hint=f"{fix}, then run the same `skillopt-sleep schedule` again",
+    )
 
 
 def delete_record(path: Path) -> None:

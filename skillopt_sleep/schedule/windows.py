@@ -16,6 +16,7 @@ refused. ``/TR`` gets the script path inside quotes; passed as one argv element,
 from __future__ import annotations
 
 from skillopt_core.errors import UsageError
+from skillopt_sleep.schedule import health
 from skillopt_sleep.schedule.entry import Entry
 
 TASK_FOLDER = "SkillOpt-Sleep"
@@ -33,16 +34,38 @@ def cmd_quote(value: str) -> str:
     return '"' + value.replace("%", "%%") + '"'
 
 
+def echo_text(text: str) -> str:
+    """``text`` as ``echo`` prints it outside quotes: ``^`` before cmd's special characters,
+    ``%`` doubled."""
+    for char in "^&|<>()":
+        text = text.replace(char, "^" + char)
+    return text.replace("%", "%%")
+
+
 def script_text(entry: Entry) -> str:
-    """The batch script (CRLF line endings, UTF-8 with ``chcp 65001`` for non-ASCII paths)."""
+    """The batch script (CRLF line endings, UTF-8 with ``chcp 65001`` for non-ASCII paths). A
+    moved engine or project is a line in the log naming it and the fix (:mod:`.health`)."""
+    log = cmd_quote(entry.log)
+    engine = health.engine_gone(
+        entry.argv[0], entry.project, str(entry.at), health.profile_of(entry.argv)
+    )
     lines = [
         "@echo off",
         f"rem skillopt-sleep {entry.key}: managed by `skillopt-sleep schedule`;"
         " remove with `skillopt-sleep unschedule`",
         "chcp 65001 >nul",
         *(f"set {cmd_quote(f'{name}={value}')}" for name, value in entry.environment),
+        f"if not exist {cmd_quote(entry.argv[0])} goto engine_gone",
+        f"if not exist {cmd_quote(entry.project.rstrip(chr(92)) + chr(92))} goto project_gone",
         f"cd /d {cmd_quote(entry.project)}",
-        " ".join(cmd_quote(arg) for arg in entry.argv) + f" >> {cmd_quote(entry.log)} 2>&1",
+        " ".join(cmd_quote(arg) for arg in entry.argv) + f" >> {log} 2>&1",
+        "exit /b %ERRORLEVEL%",
+        ":engine_gone",
+        f">> {log} echo {echo_text(health.line(engine))}",
+        f"exit /b {health.ENGINE_GONE_EXIT}",
+        ":project_gone",
+        f">> {log} echo {echo_text(health.line(health.project_gone(entry.project)))}",
+        f"exit /b {health.PROJECT_GONE_EXIT}",
     ]
     return "\r\n".join(lines) + "\r\n"
 

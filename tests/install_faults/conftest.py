@@ -1,4 +1,5 @@
-"""Shared by the installer fault tests: isolated homes and state, and a fake `claude` on PATH."""
+"""Shared by the installer fault tests: isolated homes and state, the suite's fake scheduler
+(``doctor`` asks the crontab about the project's schedule) and a fake `claude` on PATH."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ from pathlib import Path
 import pytest
 
 from skillopt_sleep.install import Homes
+from tests._guard import StandIns
 from tests._isolation import isolate_home
 
 
 @pytest.fixture
-def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Homes:
+def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_scheduler: StandIns) -> Homes:
     home = isolate_home(tmp_path, monkeypatch)
     homes = Homes.from_env({}, home)
     homes.codex.mkdir(parents=True)

@@ -1,11 +1,10 @@
 """`doctor` on a schedule ``status`` cannot take at its word: a crontab entry left firing after
 the state dir (and the record in it) was deleted, or a damaged record. Neither is "ok" nor "not
-scheduled": each is a warning with the way out. The real crontab is never run: a fake one is
-first on PATH."""
+scheduled": each is a warning with the way out. The real crontab is never run: the suite's fake
+one (``fake_scheduler``) is first on PATH."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from skillopt_sleep.install.doctor import project_checks
 from skillopt_sleep.paths import state_dir
 from skillopt_sleep.schedule import Host, ScheduleFiles, install_schedule, platform_family
 from skillopt_sleep.schedule.runner import run_command
-from tests.schedule.conftest import FAKE_CRONTAB
+from tests._guard import StandIns
 
 pytestmark = pytest.mark.skipif(
     platform_family() != "linux", reason="status asks cron for an unrecorded entry on Linux"
@@ -26,14 +25,8 @@ pytestmark = pytest.mark.skipif(
 
 
 @pytest.fixture
-def project(tmp_path: Path, homes: Homes, monkeypatch: pytest.MonkeyPatch) -> Path:
+def project(tmp_path: Path, homes: Homes, fake_scheduler: StandIns) -> Path:
     """A project with a crontab entry (in the fake crontab first on PATH)."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "crontab").write_text(FAKE_CRONTAB)
-    (bin_dir / "crontab").chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', os.defpath)}")
-    monkeypatch.setenv("FAKECRON", str(tmp_path / "crontab.txt"))
     root = tmp_path / "proj"
     root.mkdir()
     install_schedule(root, "03:17", host=Host("linux", run_command, str(homes.home), 501))

@@ -1,12 +1,11 @@
 """Schedule tests: state and config inside the test's temp dir, and a fake OS that plays the
-crontab, launchctl and schtasks so no test touches the real scheduler. Code that runs the real
-``crontab`` program (``status`` asks it when a project has no record) finds a fake one first on
-PATH, keeping its table in ``tmp_path/crontab.txt``."""
+crontab, launchctl and schtasks so no test touches the real scheduler. Code that runs the
+``crontab`` program (``status`` asks it when a project has no record) finds the suite's fake one
+first on PATH (``fake_scheduler`` of ``tests/conftest.py``, opted into for every test here),
+keeping its table in a temp file."""
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -17,16 +16,8 @@ from typing import Any
 import pytest
 
 from skillopt_sleep.schedule import Completed, Host
+from tests._guard import StandIns
 from tests._isolation import isolate_sleep_state
-
-FAKE_CRONTAB = """#!/bin/sh
-F=$FAKECRON
-case "$1" in
- -l) if [ -f "$F" ]; then cat "$F"; else echo "no crontab for dev" >&2; exit 1; fi;;
- -) T=$(mktemp "$F.XXXXXX") && cat > "$T" && mv -f "$T" "$F";;
- *) exit 2;;
-esac
-"""
 
 
 @pytest.fixture(autouse=True)
@@ -35,18 +26,9 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
-def fake_crontab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The fake ``crontab`` program first on PATH (POSIX); returns the file holding its table."""
-    table = tmp_path / "crontab.txt"
-    if sys.platform != "win32":
-        bin_dir = tmp_path / "bin"
-        bin_dir.mkdir()
-        script = bin_dir / "crontab"
-        script.write_text(FAKE_CRONTAB)
-        script.chmod(0o755)
-        monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', os.defpath)}")
-        monkeypatch.setenv("FAKECRON", str(table))
-    return table
+def fake_crontab(fake_scheduler: StandIns) -> Path:
+    """The file holding the fake ``crontab``'s table (absent: "no crontab for tester")."""
+    return fake_scheduler.crontab
 
 
 @dataclass

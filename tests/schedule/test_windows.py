@@ -137,3 +137,14 @@ def create_argv_for(key: str, at: str, script: str) -> list[str]:
         "/TR",
         f'"{script}"',
     ]
+
+
+def test_the_script_says_in_the_log_when_its_engine_or_project_is_gone() -> None:
+    lines = script_text(_entry()).split("\r\n")
+    log = r'"C:\Users\Ada Lovelace\AppData\Local\skillopt-sleep\logs\night.log"'
+    assert r'if not exist "C:\Program Files\Python311\python.exe" goto engine_gone' in lines
+    assert r'if not exist "C:\Users\Ada Lovelace\My Projects\app\" goto project_gone' in lines
+    said = lines[lines.index(":engine_gone") + 1]
+    assert said.startswith(f">> {log} echo skillopt-sleep: the engine ")
+    assert "^(moved or deleted^); fix: run `skillopt-sleep schedule -p" in said
+    assert lines[lines.index(":project_gone") + 2] == "exit /b 66"

@@ -1,0 +1,106 @@
+"""Whether an installed schedule can still run, and what its entry says when it cannot.
+
+A nightly entry names three things that can go away under it after ``schedule`` wrote it: the
+engine (the interpreter of a clone or venv since moved or deleted), the project (renamed or
+deleted) and its log (a state dir made read-only, a ``logs`` that is no longer a folder). The
+entry checks the first two itself before it starts anything (:func:`engine_gone` and
+:func:`project_gone` are the lines it appends to the log, each with its fix), because otherwise
+the night fails at 03:17 with a bare ``not found`` or, for a project, with ``cd``'s complaint
+sent to cron's mail, which nobody reads. :func:`problems` finds the same three from the record,
+for ``status`` and ``doctor``; a log the scheduler cannot write leaves no trace at all, so only
+they can tell.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+PREFIX = "skillopt-sleep: "
+ENGINE_GONE_EXIT = 127  # the shell's "command not found", as the install wrappers use
+PROJECT_GONE_EXIT = 66  # EX_NOINPUT
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One reason the scheduled night cannot run, and the way out."""
+
+    detail: str
+    fix: str
+
+
+def reschedule(project: str, at: str, profile: Sequence[str], cli: str = "skillopt-sleep") -> str:
+    """The command that writes this schedule again (same project, time and flags)."""
+    return f"{cli} schedule {shlex.join(['-p', project, '--at', at, *profile])}"
+
+
+def engine_gone(python: str, project: str, at: str, profile: Sequence[str]) -> Problem:
+    return Problem(
+        f"the engine {python} of the nightly schedule is gone (moved or deleted)",
+        f"run `{reschedule(project, at, profile)}` from the install you use now",
+    )
+
+
+def project_gone(project: str) -> Problem:
+    return Problem(
+        f"the project {project} of the nightly schedule is gone (moved or deleted)",
+        f"`skillopt-sleep unschedule -p {shlex.quote(project)}`, then `skillopt-sleep schedule` "
+        "in the project's new place",
+    )
+
+
+def log_unwritable(log: str, why: str) -> Problem:
+    return Problem(
+        f"the nightly schedule cannot write its log {log} ({why}): its nights fail unseen",
+        f"make {os.path.dirname(log)} a folder you can write (or free some disk space)",
+    )
+
+
+def line(problem: Problem) -> str:
+    """The one line the entry appends to its log."""
+    return f"{PREFIX}{problem.detail}; fix: {problem.fix}"
+
+
+def profile_of(argv: Sequence[str]) -> tuple[str, ...]:
+    """The saved ``run`` flags of an entry's argv (``python -m skillopt_sleep run --project P``
+    and then the flags)."""
+    return tuple(argv[6:])
+
+
+def problems(argv: Sequence[str], project: str, at: str, log: str) -> list[Problem]:
+    """What stops the recorded entry from running tonight (empty when nothing does)."""
+    found: list[Problem] = []
+    python = argv[0] if argv else ""
+    if not (os.path.isfile(python) and os.access(python, os.X_OK)):
+        found.append(engine_gone(python, project, at, profile_of(argv)))
+    if not os.path.isdir(project):
+        found.append(project_gone(project))
+    why = _unwritable(Path(log))
+    if why:
+        found.append(log_unwritable(log, why))
+    return found
+
+
+def _unwritable(log: Path) -> str:
+    """Why the scheduler's shell could not append to ``log`` ("" when it could): it creates the
+    logs folder itself, so only one that exists and refuses counts."""
+    folder = log.parent
+    if not folder.exists():
+        return "" if _writable_ancestor(folder) else f"{folder} cannot be created"
+    if not folder.is_dir():
+        return f"{folder} is not a folder"
+    if log.exists() and (log.is_dir() or not os.access(log, os.W_OK)):
+        return "it is not a writable file"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"{folder} is read-only"
+    return ""
+
+
+def _writable_ancestor(folder: Path) -> bool:
+    for parent in folder.parents:
+        if parent.exists():
+            return parent.is_dir() and os.access(parent, os.W_OK | os.X_OK)
+    return False
