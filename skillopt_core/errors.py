@@ -24,6 +24,8 @@ returns 6 and its help does not list it):
 
 from __future__ import annotations
 
+from skillopt_core.interrupts import EXIT_SIGTERM, Terminated
+
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -101,7 +103,5 @@ def exit_code_for(error: BaseException) -> int:
     if isinstance(error, SkillOptError):
         return error.exit_code
     if isinstance(error, KeyboardInterrupt):
-        from skillopt_core.interrupts import EXIT_SIGTERM, Terminated
-
         return EXIT_SIGTERM if isinstance(error, Terminated) else 130
     return EXIT_ERROR

@@ -54,12 +54,12 @@ def _live_sha(path: str) -> str:
 
 def after_adopt(state: ProjectState, adopted: Path) -> list[str]:
     """Supersede the pending proposals the adopt of ``adopted`` made unadoptable."""
-    files = set(_pins(load_manifest(adopted)))
+    live = {path: _live_sha(path) for path in _pins(load_manifest(adopted))}
     out = []
     for directory, manifest in _manifests(state):
         if directory == adopted or manifest.get("state", "pending") != "pending":
             continue
-        stale = [p for p, pin in _pins(manifest).items() if p in files and pin != _live_sha(p)]
+        stale = [p for p, pin in _pins(manifest).items() if p in live and pin != live[p]]
         if stale:
             set_state(directory, "superseded", superseded_by=adopted.name)
             out.append(directory.name)
