@@ -10,25 +10,19 @@ marker, the note, our entry line); the user's lines after it stay. Pure text in,
 (the runner decodes with ``surrogateescape``, so any byte survives); reading and writing the
 crontab (``crontab -l`` / ``crontab -``) is the installer's job.
 
-The line runs through ``/bin/sh``: each word is shell-quoted, the environment is set inline on the
-command (a ``NAME=value`` crontab line would change every other job in the file too), and every
-``%`` is escaped, because cron turns a bare ``%`` into a newline. It sets ``umask 077`` first (the
-log the redirection creates is private, like every state file) and creates the logs folder, so a
-deleted state directory does not stop the night before Python starts. Everything after that
-writes to the log, so a moved engine or project is a line there naming it and the fix
-(:mod:`.health`), not a bare ``not found`` or a ``cd`` error mailed to nobody.
+The line runs :mod:`.shell`'s ``/bin/sh`` command, with every ``%`` escaped, because cron turns a
+bare ``%`` into a newline. The environment is set inline on that command: a ``NAME=value`` crontab
+line would change every other job in the file too.
 """
 
 from __future__ import annotations
 
-import posixpath
 import re
-import shlex
 
 from skillopt_core.errors import UsageError
-from skillopt_sleep.schedule import health
 from skillopt_sleep.schedule.at import DailyTime
 from skillopt_sleep.schedule.entry import Entry
+from skillopt_sleep.schedule.shell import shell_command
 
 BEGIN = "# >>> skillopt-sleep {key} >>>"
 END = "# <<< skillopt-sleep {key} <<<"
@@ -37,33 +31,6 @@ NOTE = "# managed by `skillopt-sleep schedule`; remove with `skillopt-sleep unsc
 
 # Our entry line as :func:`cron_line` writes it: "M H * * * " then a command running our module.
 _OUR_LINE = re.compile(r"^(\d{1,2}) (\d{1,2}) \* \* \* .* -m skillopt_sleep run --project ")
-
-
-def shell_command(entry: Entry) -> str:
-    """The ``/bin/sh`` command: private umask, make the logs folder, say so in the log and stop
-    if the engine or the project is gone (:mod:`.health`), cd to the project, set the
-    environment, run the night appending its output to the log."""
-    env = " ".join(f"{name}={shlex.quote(value)}" for name, value in entry.environment)
-    argv = " ".join(shlex.quote(arg) for arg in entry.argv)
-    logs = shlex.quote(posixpath.dirname(entry.log) or ".")
-    python, project = shlex.quote(entry.argv[0]), shlex.quote(entry.project)
-    engine = health.engine_gone(
-        entry.argv[0], entry.project, str(entry.at), health.profile_of(entry.argv)
-    )
-    log = shlex.quote(entry.log)
-    return (
-        f"umask 077 && mkdir -p {logs} && {{ "
-        f"[ -x {python} ] || {{ {_say(engine)}; exit {health.ENGINE_GONE_EXIT}; }}; "
-        f"[ -d {project} ] || "
-        f"{{ {_say(health.project_gone(entry.project))}; exit {health.PROJECT_GONE_EXIT}; }}; "
-        f"}} >> {log} 2>&1 && cd {project} && {env} {argv} >> {log} 2>&1"
-    )
-
-
-def _say(problem: health.Problem) -> str:
-    """A shell command appending ``problem``'s line, stamped with the UTC time, to the output."""
-    stamp = '"$(date -u +%Y-%m-%dT%H:%M:%SZ)"'
-    return f"printf '%s %s\\n' {stamp} {shlex.quote(health.line(problem))}"
 
 
 def cron_line(entry: Entry) -> str:

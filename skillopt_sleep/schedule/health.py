@@ -1,10 +1,11 @@
 """Whether an installed schedule can still run, and what its entry says when it cannot.
 
 A nightly entry names three things that can go away under it after ``schedule`` wrote it: the
-engine (the interpreter of a clone or venv since moved or deleted), the project (renamed or
-deleted) and its log (a state dir made read-only, a ``logs`` that is no longer a folder). The
-entry checks the first two itself before it starts anything (:func:`engine_gone` and
-:func:`project_gone` are the lines it appends to the log, each with its fix), because otherwise
+engine (the interpreter of a clone or venv since moved or deleted, or one skillopt-sleep was
+uninstalled from), the project (renamed or deleted) and its log (a state dir made read-only, a
+``logs`` that is no longer a folder). The entry checks the first two itself before it starts
+anything (:func:`engine_gone`, :func:`engine_without_us` and :func:`project_gone` are the lines it
+appends to the log, each with its fix), because otherwise
 the night fails at 03:17 with a bare ``not found`` or, for a project, with ``cd``'s complaint
 sent to cron's mail, which nobody reads. :func:`problems` finds the same three from the record,
 for ``status`` and ``doctor``; a log the scheduler cannot write leaves no trace at all, so only
@@ -44,6 +45,42 @@ def engine_gone(python: str, project: str, at: str, profile: Sequence[str]) -> P
     )
 
 
+def engine_without_us(python: str, project: str, at: str, profile: Sequence[str]) -> Problem:
+    return Problem(
+        f"the engine {python} of the nightly schedule cannot import skillopt_sleep "
+        "(uninstalled from it, or the interpreter is broken)",
+        f"reinstall skillopt-sleep there, or run `{reschedule(project, at, profile)}` from the "
+        "install you use now",
+    )
+
+
+# Whether ``python -m skillopt_sleep`` would find the module, without importing it: exit 1 if not.
+FINDS_US = "import importlib.util as u, sys; sys.exit(u.find_spec('skillopt_sleep') is None)"
+
+
+def finds_us(python: str, cwd: str) -> bool:
+    """Whether ``python`` run in ``cwd`` (the project, as the night runs) can import us; an
+    engine that does not answer within ten seconds counts as one that can (never a false alarm
+    on a busy machine)."""
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            [python, "-c", FINDS_US],
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=10,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return True
+    except OSError:
+        return False
+    return done.returncode == 0
+
+
 def project_gone(project: str) -> Problem:
     return Problem(
         f"the project {project} of the nightly schedule is gone (moved or deleted)",
@@ -74,14 +111,27 @@ def problems(argv: Sequence[str], project: str, at: str, log: str) -> list[Probl
     """What stops the recorded entry from running tonight (empty when nothing does)."""
     found: list[Problem] = []
     python = argv[0] if argv else ""
-    if not (os.path.isfile(python) and os.access(python, os.X_OK)):
+    engine_runs = os.path.isfile(python) and os.access(python, os.X_OK)
+    if not engine_runs:
         found.append(engine_gone(python, project, at, profile_of(argv)))
     if not os.path.isdir(project):
         found.append(project_gone(project))
+    elif engine_runs and not _is_this_engine(python) and not finds_us(python, project):
+        found.append(engine_without_us(python, project, at, profile_of(argv)))
     why = _unwritable(Path(log))
     if why:
         found.append(log_unwritable(log, why))
     return found
+
+
+def _is_this_engine(python: str) -> bool:
+    """The interpreter running this check imports us: no need to start another to ask."""
+    import sys
+
+    try:
+        return os.path.samefile(python, sys.executable)
+    except OSError:
+        return False
 
 
 def _unwritable(log: Path) -> str:

@@ -4,6 +4,12 @@
 while the Mac slept once on wake. launchd opens ``StandardOutPath`` for appending, so nights
 accumulate in one log. ``bootstrap``/``bootout`` on the ``gui/<uid>`` domain are the current
 verbs (``load``/``unload`` are deprecated).
+
+The agent runs :mod:`.shell`'s ``/bin/sh`` command, the one cron runs, rather than the engine
+itself: a moved engine or project is then a line in the log naming it and the fix. That is also
+why the plist sets no ``WorkingDirectory`` (launchd refuses to start a job whose working directory
+is gone, and says so only in the system log) and no ``EnvironmentVariables`` (the command sets
+them).
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from skillopt_sleep.schedule.entry import Entry
+from skillopt_sleep.schedule.shell import shell_command
 
 LABEL_PREFIX = "io.skillopt.sleep."
 
@@ -28,9 +35,7 @@ def plist_path(home: str, key: str) -> str:
 def plist_dict(entry: Entry) -> dict[str, Any]:
     return {
         "Label": label(entry.key),
-        "ProgramArguments": list(entry.argv),
-        "WorkingDirectory": entry.project,
-        "EnvironmentVariables": entry.env,
+        "ProgramArguments": ["/bin/sh", "-c", shell_command(entry)],
         "StartCalendarInterval": {"Hour": entry.at.hour, "Minute": entry.at.minute},
         "StandardOutPath": entry.log,
         "StandardErrorPath": entry.log,

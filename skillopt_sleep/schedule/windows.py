@@ -44,24 +44,29 @@ def echo_text(text: str) -> str:
 
 def script_text(entry: Entry) -> str:
     """The batch script (CRLF line endings, UTF-8 with ``chcp 65001`` for non-ASCII paths). A
-    moved engine or project is a line in the log naming it and the fix (:mod:`.health`)."""
+    moved engine or project, or an engine that no longer imports us, is a line in the log naming
+    it and the fix (:mod:`.health`)."""
     log = cmd_quote(entry.log)
-    engine = health.engine_gone(
-        entry.argv[0], entry.project, str(entry.at), health.profile_of(entry.argv)
-    )
+    where = (entry.argv[0], entry.project, str(entry.at), health.profile_of(entry.argv))
+    engine = health.engine_gone(*where)
+    python = cmd_quote(entry.argv[0])
     lines = [
         "@echo off",
         f"rem skillopt-sleep {entry.key}: managed by `skillopt-sleep schedule`;"
         " remove with `skillopt-sleep unschedule`",
         "chcp 65001 >nul",
         *(f"set {cmd_quote(f'{name}={value}')}" for name, value in entry.environment),
-        f"if not exist {cmd_quote(entry.argv[0])} goto engine_gone",
+        f"if not exist {python} goto engine_gone",
         f"if not exist {cmd_quote(entry.project.rstrip(chr(92)) + chr(92))} goto project_gone",
         f"cd /d {cmd_quote(entry.project)}",
+        f"{python} -c {cmd_quote(health.FINDS_US)} >nul 2>&1 || goto engine_without_us",
         " ".join(cmd_quote(arg) for arg in entry.argv) + f" >> {log} 2>&1",
         "exit /b %ERRORLEVEL%",
         ":engine_gone",
         f">> {log} echo {echo_text(health.line(engine))}",
+        f"exit /b {health.ENGINE_GONE_EXIT}",
+        ":engine_without_us",
+        f">> {log} echo {echo_text(health.line(health.engine_without_us(*where)))}",
         f"exit /b {health.ENGINE_GONE_EXIT}",
         ":project_gone",
         f">> {log} echo {echo_text(health.line(health.project_gone(entry.project)))}",

@@ -63,11 +63,14 @@ def test_cron_line_runs_the_absolute_interpreter_daily_with_path_and_log() -> No
     assert line.startswith("17 3 * * * ")
     words = _as_shell(line)
     assert words[:6] == ["umask", "077", "&&", "mkdir", "-p", "/home/dev/state dir/logs"]
-    words = words[words.index("cd") :]  # after the checks that the engine and project are there
-    assert words[:4] == ["cd", "/home/dev/my project", "&&", "PATH=/home/dev/.local/bin:/usr/bin"]
-    assert words[4] == "SKILLOPT_SLEEP_HOME=/s t"
-    assert words[5:15] == list(_entry().argv)
-    assert words[15:] == [">>", "/home/dev/state dir/logs/night.log", "2>&1"]
+    log = "/home/dev/state dir/logs/night.log"
+    night = words.index("PATH=/home/dev/.local/bin:/usr/bin")  # after the checks, in the project
+    at = words.index("cd")
+    assert words[at : at + 5] == ["cd", "/home/dev/my project", "||", "exit", "66;"]
+    assert words[night - 5 : night] == ["}", ">>", log, "2>&1", "&&"]
+    assert words[night + 1] == "SKILLOPT_SLEEP_HOME=/s t"
+    assert words[night + 2 : night + 12] == list(_entry().argv)
+    assert words[night + 12 :] == [">>", log, "2>&1"]
 
 
 def test_percent_signs_are_escaped_for_cron() -> None:

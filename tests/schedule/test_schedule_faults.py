@@ -84,7 +84,7 @@ def test_entry_always_carries_the_resolved_state_dir_and_user_config(
     assert f"SKILLOPT_SLEEP_HOME={home}" in words
     assert f"SKILLOPT_SLEEP_CONFIG={config}" in words
     plist = plistlib.loads(launchd.plist_bytes(entry))
-    assert plist["EnvironmentVariables"]["SKILLOPT_SLEEP_CONFIG"] == config
+    assert f"SKILLOPT_SLEEP_CONFIG={config}" in shlex.split(plist["ProgramArguments"][2])
     assert f'set "SKILLOPT_SLEEP_HOME={home}"' in windows.script_text(entry)
 
 

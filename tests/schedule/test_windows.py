@@ -78,7 +78,9 @@ def test_batch_script_quotes_every_value_and_doubles_percent() -> None:
     assert lines[0] == "@echo off"
     assert r'set "PATH=C:\Program Files\nodejs;%%USERPROFILE%%\bin"' in lines
     assert r'cd /d "C:\Users\Ada Lovelace\My Projects\app"' in lines
-    run = next(line for line in lines if line.startswith('"C:\\Program Files'))
+    run = next(
+        line for line in lines if line.startswith('"C:\\Program Files\\Python311\\python.exe" "-m"')
+    )
     assert run == (
         r'"C:\Program Files\Python311\python.exe" "-m" "skillopt_sleep" "run" "--project" '
         r'"C:\Users\Ada Lovelace\My Projects\app" "--target" "claude-cli" '
@@ -148,3 +150,10 @@ def test_the_script_says_in_the_log_when_its_engine_or_project_is_gone() -> None
     assert said.startswith(f">> {log} echo skillopt-sleep: the engine ")
     assert "^(moved or deleted^); fix: run `skillopt-sleep schedule -p" in said
     assert lines[lines.index(":project_gone") + 2] == "exit /b 66"
+    check = lines[lines.index(r'cd /d "C:\Users\Ada Lovelace\My Projects\app"') + 1]
+    assert check.startswith(r'"C:\Program Files\Python311\python.exe" -c "import importlib')
+    assert check.endswith(" >nul 2>&1 || goto engine_without_us")  # in the project, as it runs
+    said = lines[lines.index(":engine_without_us") + 1]
+    assert said.startswith(f">> {log} echo skillopt-sleep: the engine ")
+    assert "cannot import skillopt_sleep ^(uninstalled from it" in said
+    assert lines[lines.index(":engine_without_us") + 2] == "exit /b 127"

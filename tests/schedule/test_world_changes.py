@@ -119,6 +119,32 @@ def test_a_moved_engine_says_so_in_the_log_status_and_doctor_and_schedule_repair
     assert "nothing new" in _log(scheduled)
 
 
+def test_an_engine_skillopt_sleep_was_uninstalled_from_says_so_in_the_log_status_and_doctor(
+    scheduled: Path, engine: Path, fake_crontab: Path
+) -> None:
+    """The venv is still there but no longer holds us (``pip uninstall``): the entry's ``-x``
+    check passed, every night died on ``No module named skillopt_sleep`` and status said ok."""
+    engine.write_text(f'#!/bin/sh\nexec {sys.executable} -S "$@"\n')  # no site-packages: no us
+    ran = _cron_runs(fake_crontab)
+    assert ran.returncode == 127 and ran.stderr == ""
+    said = (
+        f"skillopt-sleep: the engine {engine} of the nightly schedule cannot import skillopt_sleep"
+    )
+    fix = f"run `skillopt-sleep schedule -p '{scheduled}' --at 03:17 {' '.join(PROFILE)}`"
+    assert re.fullmatch(f"{STAMP}{re.escape(said)} .*{re.escape(fix)}.*\n", _log(scheduled))
+    assert "No module named" not in _log(scheduled)
+
+    (problem,) = _problems(scheduled)
+    assert problem["detail"].startswith(said.removeprefix("skillopt-sleep: "))
+    assert fix in problem["fix"]
+    code, lines = _doctor(scheduled)
+    assert code == 1 and f"[FAIL] schedule: {problem['detail']} | fix: {problem['fix']}" in lines
+
+    engine.write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')  # reinstalled
+    assert _problems(scheduled) == []
+    assert _cron_runs(fake_crontab).returncode == 0
+
+
 def test_a_moved_project_says_so_in_the_log_and_doctor_finds_it_from_the_new_place(
     scheduled: Path, fake_crontab: Path
 ) -> None:
