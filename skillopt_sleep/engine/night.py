@@ -3,11 +3,15 @@
 The only place the pipeline is composed. It never prints: progress goes to the ``progress``
 callback as ``(stage, done, total)`` — ``harvest`` (files read), ``mine`` and its steps ``embed``,
 ``cluster`` and ``families``, ``replay`` (target files), ``stage``; thinned (``_thinned``) — and
-the result is a :class:`NightReport`. Harvested sessions stream into the miner's candidates, so
-the night never holds the whole history (``CandidateStream``). Durable state is written in an
-order that makes a killed night safe to re-run: the proposal is staged (atomically) before the
-carried optimizer state and the history are saved, and the harvest index is committed last, so
-an interrupted night re-reads its sessions (the miner's archive de-duplicates them).
+the result is a :class:`NightReport`. Tonight's tasks are gathered by :mod:`.gather` (harvest
+streamed into mining). Durable state is written in an order that makes a killed night safe to
+re-run: the proposal is staged (atomically) before the carried optimizer state and the history
+are saved, and the harvest index is committed last, so an interrupted night re-reads its sessions
+(the miner's archive de-duplicates them). A night's folder (``nights/<id>``) gets its
+``report.json`` last; once a night holds the lock it removes earlier folders without one (a
+killed, stopped or failed night's working files), and it keeps the newest ``KEEP_NIGHTS``
+finished ones. A dry run removes no folder, as it discards no proposal and commits nothing; its
+own folder (its replays, when it had any) has no report, so the next real night removes it.
 """
 
 from __future__ import annotations
@@ -18,21 +22,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from skillopt_core.backends.runtime import Budget, Roles, open_roles
-from skillopt_sleep.engine import reporting
+from skillopt_sleep.engine import gather, reporting
 from skillopt_sleep.engine.config import SleepConfig, load_config
 from skillopt_sleep.engine.consolidate import Carry, Consolidation, consolidate
 from skillopt_sleep.engine.records import NightReport
 from skillopt_sleep.engine.select import Selection, fit_to_budget, only_families, select_tasks
 from skillopt_sleep.engine.state import ProjectState, append_line, read_json, write_json
 
-if TYPE_CHECKING:
-    from skillopt_sleep.mine.candidates import CandidateStream
-
 Progress = Callable[[str, int, int], None]
-KEEP_NIGHTS = 30  # run directories kept (each holds a night's rollouts, patches, gate records)
+KEEP_NIGHTS = 30  # finished nights' run directories kept (rollouts, patches, gate records)
 TICK_S = 0.2  # the least time between two ticks of one stage (see _thinned)
 
 
@@ -86,68 +87,6 @@ def open_night_roles(config: SleepConfig) -> tuple[Roles, Any]:
             config.backends.judge, config.backends.judge, options, ledger=roles.ledger
         ).optimizer
     return roles, judge
-
-
-def _harvest(
-    state: ProjectState,
-    config: SleepConfig,
-    first_night: bool,
-    stack: contextlib.ExitStack,
-    progress: Progress,
-) -> tuple[CandidateStream, Any]:
-    """The candidates of the sessions new since the last committed night, taken from each
-    session as the harvest streams it (``progress("harvest", files read, files to read)``). The
-    index stays open, locked against a concurrent ``harvest --commit``, and uncommitted until
-    the night is saved."""
-    from skillopt_sleep.harvest import HarvestRun, open_index
-    from skillopt_sleep.mine.candidates import CandidateStream
-
-    index = stack.enter_context(open_index(state.project, state.root))
-    stack.enter_context(index.locked())
-    found = CandidateStream()
-    files: dict[str, tuple[int, int]] = {}  # source -> (files read, files to read)
-
-    def tick(source: str, done: int, total: int) -> None:
-        files[source] = (done, total)
-        progress("harvest", sum(d for d, _ in files.values()), sum(t for _, t in files.values()))
-
-    try:
-        since = config.night.since if first_night else None
-        for session in HarvestRun(
-            state.project, config.night.sources, since, index, homes=config.homes, progress=tick
-        ):
-            found.add(session)
-    except BaseException:
-        index.rollback()
-        raise
-    read = sum(total for _, total in files.values()) or 1  # 1/1: there was nothing to read
-    progress("harvest", read, read)
-    return found, index
-
-
-def _mine(
-    state: ProjectState,
-    config: SleepConfig,
-    harvested: CandidateStream,
-    night_id: str,
-    optimizer: Any,
-    progress: Progress,
-) -> Any:
-    """Mine with the optimizer designing the judges and checking families (within its budget)."""
-    from skillopt_sleep.mine import MineConfig, mine_candidates
-    from skillopt_sleep.mine.archive import open_archive
-
-    mine_config = MineConfig(
-        embedder=config.mine.embedder,
-        min_family_size=config.mine.min_family_size,
-        recall_k=config.mine.recall_k,
-        dream_rollouts=config.night.samples,
-        confirm_budget=config.mine.confirm_budget,
-        night=night_id,
-    )
-    with open_archive(state.archive_path) as archive:
-        found = harvested.candidates()
-        return mine_candidates(found, harvested.sessions, archive, mine_config, optimizer, progress)
 
 
 def _discard_unfinished(state: ProjectState, index: Any) -> list[str]:
@@ -260,10 +199,12 @@ class _Night:
         # a misspelt backend or embedder fails tonight, not on the first night with work
         _check_names(config)
         self.recovered = [r.message for r in transaction.recover(state)]
+        if not self.dry_run:  # housekeeping, unsaid like pruning; a dry run removes no folder
+            state.remove_unfinished_nights(self.night_id)
         state.rotate_night_log()
         first_night = not state.history_path.exists()
         self.tick("harvest", 0, 1)
-        harvested, index = _harvest(state, config, first_night, stack, self.tick)
+        harvested, index = gather.harvest(state, config, first_night, stack, self.tick)
         if not self.dry_run:
             _discard_unfinished(state, index)
         self._lap("harvest")
@@ -280,7 +221,7 @@ class _Night:
             return self._finish(report, index)
         roles, judge = open_night_roles(config)  # a dead backend fails before any work
         self.tick("mine", 0, 1)
-        mined = _mine(state, config, harvested, self.night_id, roles.optimizer, self.tick)
+        mined = gather.mine(state, config, harvested, self.night_id, roles.optimizer, self.tick)
         del harvested  # its candidates are in the archive now
         self._lap("mine")
         self.tick("mine", 1, 1)

@@ -6,7 +6,8 @@
         harvest-index.sqlite3 the harvest index (see skillopt_sleep.harvest)
         mine-archive.sqlite3  the miner's archive (see skillopt_sleep.mine)
         optimizer.json        what carries across nights: rejected edits, meta notes, nights closed
-        nights/<id>/          one night's run directories (core trainer state) and report.json
+        nights/<id>/          one night's run directories (core trainer state) and report.json,
+                              written last (a folder without one: a night that did not finish)
         history.jsonl         one summary line per finished night (what `status` reads)
         staging/<id>/         staged proposals (files, diff, manifest, reports)
         backups/<id>/         live files as they were before an adopt (links into by-sha256/)
@@ -191,6 +192,20 @@ def _record(line: bytes) -> dict[str, Any] | None:
     return record if isinstance(record, dict) else None
 
 
+def _finished(night: Path) -> bool:
+    """Whether the night in this folder finished: its report is the last thing it writes there."""
+    return (night / "report.json").is_file()
+
+
+def _remove(folders: list[Path]) -> list[Path]:
+    """Remove ``folders`` as far as possible: tidying up never fails a night."""
+    import shutil
+
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
+    return folders
+
+
 class ProjectState:
     """Paths and locking for one project's state; created lazily, read without side effects."""
 
@@ -257,17 +272,25 @@ class ProjectState:
         return self.root / "backups" / night_id
 
     def prune_nights(self, keep: int = 30) -> list[Path]:
-        """Remove the run directories of all but the ``keep`` most recent nights (their reports
-        stay in history.jsonl and in the staged proposals); returns what was removed."""
-        import shutil
-
-        nights = self.root / "nights"
-        if not nights.is_dir():
+        """Remove the run directories of all but the ``keep`` most recent finished nights (their
+        reports stay in history.jsonl and in the staged proposals); returns what was removed.
+        Unfinished folders are not counted, so they never push a finished night out (a night's
+        start removes them: :meth:`remove_unfinished_nights`)."""
+        if keep <= 0:
             return []
-        old = sorted(p for p in nights.iterdir() if p.is_dir())[:-keep] if keep > 0 else []
-        for path in old:
-            shutil.rmtree(path, ignore_errors=True)
-        return old
+        return _remove([p for p in self._night_dirs() if _finished(p)][:-keep])
+
+    def remove_unfinished_nights(self, current: str) -> list[Path]:
+        """Remove the folders of earlier nights that wrote no report: what a killed, stopped or
+        failed night, or a dry run, left (working files nothing reads: the history, proposals
+        and `status` read only reports). Never ``current``'s. Call it holding the night lock: a
+        night writes its folder only while it holds the lock, so nobody is writing any of these.
+        Returns what was removed."""
+        return _remove([p for p in self._night_dirs() if p.name != current and not _finished(p)])
+
+    def _night_dirs(self) -> list[Path]:
+        nights = self.root / "nights"
+        return sorted(p for p in nights.iterdir() if p.is_dir()) if nights.is_dir() else []
 
     def rotate_night_log(self, max_bytes: int = LOG_MAX_BYTES, keep: int = LOG_GENERATIONS) -> bool:
         """Start a fresh ``logs/night.log`` once it outgrows ``max_bytes``, keeping ``keep`` old

@@ -156,6 +156,7 @@ def test_old_night_directories_are_pruned(tmp_path: Path) -> None:
     state = ProjectState(tmp_path / "p", root=tmp_path / "state")
     for n in range(5):
         (state.night_dir(f"2026110{n}-000000") / "target-00").mkdir(parents=True)
+        (state.night_dir(f"2026110{n}-000000") / "report.json").write_text("{}")  # finished
     removed = state.prune_nights(keep=2)
     assert [p.name for p in removed] == ["20261100-000000", "20261101-000000", "20261102-000000"]
     assert sorted(p.name for p in (state.root / "nights").iterdir()) == [
