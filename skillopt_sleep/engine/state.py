@@ -192,6 +192,18 @@ def _record(line: bytes) -> dict[str, Any] | None:
     return record if isinstance(record, dict) else None
 
 
+def _private_copy(source: Path, target: Path) -> None:
+    """Copy ``source`` to ``target``, which is private from its creation (a copy made with the
+    umask's mode and narrowed after would be readable by others in between)."""
+    import shutil
+
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
+    with open(fd, "wb") as out, open(source, "rb") as src:
+        if hasattr(os, "fchmod"):  # an existing target keeps its mode otherwise
+            os.fchmod(out.fileno(), PRIVATE_FILE)
+        shutil.copyfileobj(src, out)
+
+
 def _finished(night: Path) -> bool:
     """Whether the night in this folder finished: its report is the last thing it writes there."""
     return (night / "report.json").is_file()
@@ -297,8 +309,6 @@ class ProjectState:
         generations (``night.log.1`` newest). Copy-then-truncate, because the scheduler's shell
         holds the log open for appending (``>>``; launchd likewise) while this night writes to it:
         a rename would leave tonight's output in the old file. Returns whether it rotated."""
-        import shutil
-
         log = self.logs_dir / LOG_FILE
         try:
             if not log.is_file() or log.stat().st_size <= max_bytes:
@@ -307,8 +317,7 @@ class ProjectState:
                 older = log.with_name(f"{LOG_FILE}.{generation}")
                 if older.exists():
                     os.replace(older, log.with_name(f"{LOG_FILE}.{generation + 1}"))
-            shutil.copyfile(log, log.with_name(f"{LOG_FILE}.1"))
-            os.chmod(log.with_name(f"{LOG_FILE}.1"), PRIVATE_FILE)
+            _private_copy(log, log.with_name(f"{LOG_FILE}.1"))
             with open(log, "r+b") as handle:
                 handle.truncate(0)
         except OSError as exc:

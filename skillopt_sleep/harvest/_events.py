@@ -17,7 +17,8 @@ result   call_id    excerpt   is_error     exit_code
 interrupt
 ======== ========== ========= ============ =========
 
-Constructors keep a raw window of each text; :func:`seal` redacts and truncates it in one batch
+Constructors keep a raw window of each text (less any token run its edge splits: ``_window``);
+:func:`seal` redacts and truncates it in one batch
 per read (redaction always runs before truncation). A user prompt too long to keep whole keeps its
 head *and* its tail (``PROMPT_TAIL_CHARS``) around a ``CUT_MARK`` saying how much was cut: the
 question typed after a pasted log is what the prompt asks.
@@ -66,7 +67,10 @@ _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 
 
 def _window(text: str, limit: int) -> str:
-    return text if len(text) <= limit + REDACT_MARGIN else text[: limit + REDACT_MARGIN]
+    """The raw text redaction sees: the kept length and the margin, less a token run of 8+ the
+    window's cut splits. A secret cut there no longer matches its rule, and redacting the ones
+    before it can shrink the text below ``limit``, where no later cut would drop the fragment."""
+    return text if len(text) <= limit + REDACT_MARGIN else _head(text, limit + REDACT_MARGIN)
 
 
 def _cut(text: str, limit: int) -> str:
@@ -184,17 +188,19 @@ def _windows(text: str) -> str:
     head, tail = _PROMPT_HEAD_CHARS + REDACT_MARGIN, PROMPT_TAIL_CHARS + REDACT_MARGIN
     if len(text) <= head + tail:
         return text
-    return f"{text[:head]}{_JOIN}{len(text) - head - tail}{_JOIN}{text[-tail:]}"
+    head_window, tail_window = _head(text, head), _tail(text, tail)  # less split token runs
+    between = len(text) - len(head_window) - len(tail_window)
+    return f"{head_window}{_JOIN}{between}{_JOIN}{tail_window}"
 
 
 def assistant(ts: float | None, text: str, key: str | None = None) -> Event:
-    return [ASSISTANT, ts, key, text[: TEXT_CHARS + REDACT_MARGIN]]
+    return [ASSISTANT, ts, key, _window(text, TEXT_CHARS)]
 
 
 def call(
     ts: float | None, call_id: str, name: str, input_text: str, key: str | None = None
 ) -> Event:
-    return [CALL, ts, key, call_id, name, input_text[: INPUT_CHARS + REDACT_MARGIN]]
+    return [CALL, ts, key, call_id, name, _window(input_text, INPUT_CHARS)]
 
 
 def result(
@@ -205,7 +211,7 @@ def result(
     exit_code: int | None = None,
     key: str | None = None,
 ) -> Event:
-    return [RESULT, ts, key, call_id, excerpt[: RESULT_CHARS + REDACT_MARGIN], is_error, exit_code]
+    return [RESULT, ts, key, call_id, _window(excerpt, RESULT_CHARS), is_error, exit_code]
 
 
 def interrupt(ts: float | None, key: str | None = None) -> Event:

@@ -49,3 +49,32 @@ def test_rotation_keeps_generations_and_an_open_append_handle(tmp_path: Path, mo
     ]
     assert not log.with_name(f"{LOG_FILE}.4").exists()
     assert stat.S_IMODE(os.stat(generations[0]).st_mode) == 0o600
+
+
+def test_the_rotated_copy_is_private_while_it_is_written(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """It was made with the umask's mode (0644 under 022) and narrowed only after the copy."""
+    import shutil
+
+    state = _state(tmp_path, monkeypatch)
+    log = state.logs_dir / LOG_FILE
+    log.write_bytes(b"a secret-bearing night\n" * 10)
+    modes: list[int] = []
+    copy = shutil.copyfileobj
+
+    def watched(src, dst, *args):  # type: ignore[no-untyped-def]
+        modes.append(stat.S_IMODE(os.fstat(dst.fileno()).st_mode))
+        return copy(src, dst, *args)
+
+    def watched_file(src, dst, *args, **kwargs):  # type: ignore[no-untyped-def]
+        with open(dst, "ab") as target:  # the old path: the copy as the umask made it
+            modes.append(stat.S_IMODE(os.fstat(target.fileno()).st_mode))
+        return dst
+
+    monkeypatch.setattr(shutil, "copyfileobj", watched)
+    monkeypatch.setattr(shutil, "copyfile", watched_file)
+    old = os.umask(0o022)
+    try:
+        assert state.rotate_night_log(max_bytes=10) is True
+    finally:
+        os.umask(old)
+    assert modes == [0o600]
