@@ -15,14 +15,15 @@ body carries none, and a hostile server's figures would be made up.
 from __future__ import annotations
 
 import json
+import secrets
 import threading
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from skillopt_core.backends._protocol import BudgetExceeded, CompletionRequest
-from skillopt_core.backends.journal import CallRecord, append_journal, read_journal
+from skillopt_core.backends.journal import CallRecord, append_journal, begun_record, read_journal
 from skillopt_core.backends.pricing import Price
 from skillopt_core.rundir import atomic_write_json
 
@@ -114,10 +115,12 @@ class Reservation:
 
 @dataclass
 class _Hold:
-    """A reservation's share of the budget: its estimate and the attempts it has begun."""
+    """A reservation's share of the budget: its estimate, the attempts it has begun, and what
+    the journal says of it until it settles."""
 
     estimate: CallEstimate
     attempts: int = 1
+    provisional: CallRecord | None = None
 
 
 class Ledger:
@@ -125,7 +128,8 @@ class Ledger:
 
     With a ``journal`` (a file in the run directory) the ledger belongs to the run: it starts
     from every call the journal holds, so the budget counts the run's whole spend across resumed
-    invocations, and it appends each new call as it settles."""
+    invocations, and it journals each call (and retry) as it begins and again as it settles, so
+    calls in flight when the process was killed count too."""
 
     def __init__(self, budget: Budget | None = None, *, journal: Path | None = None) -> None:
         self.budget = budget or Budget()
@@ -139,13 +143,29 @@ class Ledger:
         """What the run had spent before this ledger was opened."""
         self._in_flight: dict[int, _Hold] = {}
         self._next_id = 0
+        self._invocation = secrets.token_hex(6)  # keys this ledger's calls apart in the journal
 
-    def reserve(self, estimate: CallEstimate, label: str = "call") -> Reservation:
-        """Hold ``estimate`` for one call, or raise BudgetExceeded if it could break a limit."""
+    def reserve(
+        self, estimate: CallEstimate, label: str = "call", call: CallRecord | None = None
+    ) -> Reservation:
+        """Hold ``estimate`` for one call, or raise BudgetExceeded if it could break a limit.
+        ``call`` (its role, backend, model and purpose) is what the journal says of it until it
+        settles."""
         with self._lock:
             self._check_next(estimate, label)
             self._next_id += 1
-            self._in_flight[self._next_id] = _Hold(estimate)
+            hold = _Hold(estimate)
+            if self.journal is not None:
+                hold.provisional = begun_record(
+                    replace(
+                        call or CallRecord("", "", "", label),
+                        input_tokens=estimate.input_tokens,
+                        output_tokens=estimate.output_tokens,
+                        cost_usd=estimate.cost_usd,
+                    )
+                )
+                append_journal(self.journal, hold.provisional, begun=self._key(self._next_id))
+            self._in_flight[self._next_id] = hold
             return Reservation(self._next_id, estimate)
 
     def retry(self, reservation: Reservation, label: str = "call") -> None:
@@ -153,7 +173,13 @@ class Ledger:
         another request, so it must fit the call budget like a new call (its tokens are held)."""
         with self._lock:
             self._check_next(CallEstimate(0, 0), label)
-            self._in_flight[reservation.id].attempts += 1
+            hold = self._in_flight[reservation.id]
+            hold.attempts += 1
+            if self.journal is not None and hold.provisional is not None:
+                append_journal(self.journal, hold.provisional, begun=self._key(reservation.id))
+
+    def _key(self, reservation: int) -> str:
+        return f"{self._invocation}:{reservation}"
 
     def _check_next(self, estimate: CallEstimate, label: str) -> None:
         """Refuse one more attempt (needing ``estimate`` on top of what is held) past a limit."""
@@ -184,19 +210,20 @@ class Ledger:
     def settle(self, reservation: Reservation, record: CallRecord) -> None:
         """Replace the reservation by what the call actually used."""
         with self._lock:
-            self._in_flight.pop(reservation.id, None)
-            self._add(record)
+            hold = self._in_flight.pop(reservation.id, None)
+            begun = hold is not None and hold.provisional is not None
+            self._add(record, settles=self._key(reservation.id) if begun else "")
 
     def record(self, record: CallRecord) -> None:
         """Account a call that was not reserved (e.g. a health-check ping)."""
         with self._lock:
             self._add(record)
 
-    def _add(self, record: CallRecord) -> None:
+    def _add(self, record: CallRecord, settles: str = "") -> None:
         self._records.append(record)
         self._totals = self._totals.plus(record)
         if self.journal is not None:
-            append_journal(self.journal, record)
+            append_journal(self.journal, record, settles=settles)
 
     @property
     def records(self) -> list[CallRecord]:

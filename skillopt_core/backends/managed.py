@@ -132,7 +132,8 @@ class ManagedBackend:
         request = redact_request(request)
         estimate = estimate_call(request, self.price)
         label = f"{self.role} {self.name}:{self.model or 'default'} ({request.purpose})"
-        reservation = self.ledger.reserve(estimate, label)
+        who = CallRecord(self.role, self.name, self.model, request.purpose)
+        reservation = self.ledger.reserve(estimate, label, who)
         stats = RetryStats()
         started = time.monotonic()
         try:

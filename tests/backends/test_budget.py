@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -178,6 +180,72 @@ def test_a_resumed_run_counts_the_retries_it_journaled(tmp_path: Path) -> None:
     assert resumed.carried.calls == 3
     with pytest.raises(BudgetExceeded, match="call budget of 3"):
         resumed.reserve(CallEstimate(10, 5))
+
+
+class Killed(Counting):
+    """Fails ``transient`` times with a retryable error, then the process is SIGKILLed mid-call."""
+
+    def __init__(self, transient: int) -> None:
+        super().__init__()
+        self.failures = [TransientError("503 overloaded") for _ in range(transient)]
+
+    def complete(self, request: CompletionRequest) -> Completion:
+        if self.failures:
+            raise self.failures.pop(0)
+        os.kill(os.getpid(), signal.SIGKILL)
+        raise AssertionError("unreachable")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="kills a forked child")
+@pytest.mark.parametrize("retries", [0, 2])
+def test_a_call_in_flight_when_the_process_is_killed_still_counts(
+    tmp_path: Path, retries: int
+) -> None:
+    """It was journaled only as it settled: each SIGKILL of a run (OOM, a shutdown) forgot the
+    calls in flight, up to the concurrency, though the provider bills them."""
+    journal = tmp_path / "ledger.jsonl"
+    done = Ledger(journal=journal)
+    done.settle(done.reserve(CallEstimate(10, 5)), CallRecord("target", "b", "m", "rollout"))
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            policy = CallPolicy(retry=RetryPolicy(max_attempts=3))
+            backend = ManagedBackend(
+                Killed(retries), Ledger(journal=journal), role="optimizer", policy=policy,
+                sleep=lambda _: None,
+            )  # fmt: skip
+            backend.complete(CompletionRequest.of("reflect on this", purpose="reflect"))
+        finally:
+            os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+
+    resumed = Ledger(Budget(max_calls=2 + retries), journal=journal)
+    assert resumed.carried.calls == 2 + retries
+    settled, killed = resumed.records
+    assert settled.ok and settled.purpose == "rollout"
+    assert (killed.role, killed.backend, killed.model, killed.purpose) == (
+        "optimizer", "counting", "m", "reflect",
+    )  # fmt: skip
+    assert killed.attempts == 1 + retries and not killed.ok and "in flight" in killed.error
+    assert killed.input_tokens > 0  # its estimate
+    with pytest.raises(BudgetExceeded, match=f"call budget of {2 + retries}"):
+        resumed.reserve(CallEstimate(10, 5))
+
+
+def test_settled_calls_are_counted_once_and_unreserved_ones_too(tmp_path: Path) -> None:
+    journal = tmp_path / "ledger.jsonl"
+    ledger = Ledger(journal=journal)
+    reservation = ledger.reserve(CallEstimate(10, 5), "call", CallRecord("t", "b", "m", "p"))
+    ledger.retry(reservation)
+    ledger.settle(reservation, CallRecord("t", "b", "m", "p", attempts=2))
+    ledger.record(CallRecord("t", "b", "m", "health"))
+    again = Ledger(journal=journal)
+    assert [(r.purpose, r.attempts, r.ok) for r in again.records] == [
+        ("p", 2, True),
+        ("health", 1, True),
+    ]
+    assert again.carried.calls == 3
 
 
 @given(st.text(max_size=400), st.integers(min_value=1, max_value=4096))

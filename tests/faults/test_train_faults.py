@@ -125,8 +125,12 @@ def test_resumed_runs_continue_the_runs_spend(tmp_path: Path) -> None:
         assert result.exit_code == EXIT_BUDGET, result.output
     ledger = json.loads((out / "ledger.json").read_text())
     assert ledger["totals"]["calls"] <= 150, "three invocations share the run's budget of 150"
-    journal = (out / "ledger.jsonl").read_text().splitlines()
-    assert len(journal) == ledger["totals"]["calls"]
+    journal = [json.loads(line) for line in (out / "ledger.jsonl").read_text().splitlines()]
+    settled = [line for line in journal if "begun" not in line]
+    assert len(settled) == ledger["totals"]["calls"]  # each call journaled as it settled
+    assert {line["begun"] for line in journal if "begun" in line} == {
+        line["call"] for line in settled
+    }  # and as it began, none left in flight
     raised = train(out, "--max-calls", "100000", "--json")
     assert raised.exit_code == 0, "a raised limit lets the run finish"
     assert json.loads(raised.stdout)["usage"]["calls"] > 150
