@@ -2,14 +2,17 @@
 
     <project state>/jobs/<job id>/
         job.json      the JobView, rewritten atomically on every progress tick and at the end
+                      (then with the night's NightOutcome: counts, not the report's records)
         request.json  what the night was asked (project, dry run, config overrides)
         night.log     the night process's output (tracebacks, if it ever had one)
         .lock         held by the night for its whole life
+        cancelled     written by cancel_night before it signals the night
 
 The lock, not the pid, says whether a night still runs: the OS drops it however the process
 ends, and a recycled pid holds no lock. A job file that says running while its lock is free is
 a night that ended without finishing (killed, the machine restarted); it reads as failed, saying
-what to do. Ids carry the start time and random digits and are created exclusively, so they
+what to do, or as cancelled when a cancel was asked (a night signalled before its process could
+defer the signal dies of it). Ids carry the start time and random digits and are created exclusively, so they
 stay unique across server restarts. Everything here is private like the rest of the state.
 """
 
@@ -31,7 +34,7 @@ from typing import Any, Literal
 
 from skillopt_core.errors import EXIT_ERROR, SkillOptError, StorageError, exit_code_for
 from skillopt_core.lock import holder
-from skillopt_sleep.engine.records import NightReport
+from skillopt_sleep.engine.records import HeldOut, NightReport, Usage
 from skillopt_sleep.engine.state import (
     ProjectState,
     make_private_dir,
@@ -46,6 +49,7 @@ NightRunner = Callable[..., NightReport]
 Progress = Callable[[str, int, int], None]  # = engine.night.Progress, without loading the pipeline
 
 JOB_FILE, REQUEST_FILE, LOG_FILE, LOCK_FILE = "job.json", "request.json", "night.log", ".lock"
+CANCEL_FILE = "cancelled"
 KEEP_JOBS = 30  # finished job folders kept per project (a night's report stays in its history)
 _JOB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 
@@ -64,6 +68,45 @@ def ended_without_finishing(log: str) -> str:
 
 
 @dataclass(frozen=True)
+class NightOutcome:
+    """What a finished night did, in a size that does not grow with the night: counts where the
+    :class:`NightReport` has records (a 500-family night's report is over 700 KB; the staged
+    ``report`` tool and ``proposal_dir`` have every record)."""
+
+    night_id: str
+    outcome: str
+    message: str
+    sessions: int
+    requests: int
+    tasks: int
+    family_count: int
+    accepted_edits: int
+    rejected_edits: int
+    held_out: HeldOut | None
+    usage: Usage
+    proposal: str = ""
+    proposal_dir: str = ""
+
+    @classmethod
+    def of(cls, report: NightReport) -> NightOutcome:
+        return cls(
+            report.night_id,
+            report.outcome,
+            report.message,
+            report.sessions,
+            report.requests,
+            report.tasks,
+            len(report.families),
+            len(report.accepted),
+            len(report.rejected),
+            report.held_out,
+            report.usage,
+            report.proposal,
+            report.proposal_dir,
+        )
+
+
+@dataclass(frozen=True)
 class JobView:
     """What a client sees of one background night."""
 
@@ -78,7 +121,7 @@ class JobView:
     finished_at: str = ""
     error: str = ""
     exit_code: int = 0
-    report: NightReport | None = None
+    report: NightOutcome | None = None
     stages: Mapping[str, str] = field(default_factory=dict)  # stage -> "done/total"
     pid: int = 0  # the night process (0: it runs inside the server)
     log: str = ""  # where the night process's output goes ("": it runs inside the server)
@@ -146,7 +189,8 @@ def _adapter() -> Any:
 
 
 def read_view(directory: Path) -> JobView:
-    """The job as its file says, except that a running job whose lock is free has ended."""
+    """The job as its file says, except that a running job whose lock is free has ended:
+    cancelled if a cancel was asked, else without finishing."""
     from pydantic import ValidationError
 
     path = directory / JOB_FILE
@@ -155,10 +199,20 @@ def read_view(directory: Path) -> JobView:
     except ValidationError:
         raise StorageError(f"{path} is damaged", hint=f"move {directory} aside") from None
     if view.state == "running" and lock_holder(directory) is None:
+        if (directory / CANCEL_FILE).exists():
+            cancel = KeyboardInterrupt()
+            return replace(
+                view, state="failed", error=error_text(cancel), exit_code=exit_code_for(cancel)
+            )
         return replace(
             view, state="failed", error=ended_without_finishing(view.log), exit_code=EXIT_ERROR
         )
     return view
+
+
+def ask_cancel(directory: Path) -> None:
+    """Note that the job was asked to stop, before it is signalled."""
+    (directory / CANCEL_FILE).touch(mode=PRIVATE_FILE_MODE)
 
 
 def find(job_id: str) -> Path:
@@ -226,7 +280,7 @@ class JobRecorder:
         self._save(stage=stage, done=done, total=total, stages=stages)
 
     def finish(self, report: NightReport) -> None:
-        self._save(state="finished", finished_at=now(), report=report)
+        self._save(state="finished", finished_at=now(), report=NightOutcome.of(report))
 
     def fail(self, exc: BaseException) -> None:
         self._save(

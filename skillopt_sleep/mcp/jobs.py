@@ -6,8 +6,9 @@ and the night must not die with the server (the client session ends, the harness
 session, stdin from /dev/null, output to the job's log) that records its progress and outcome in
 a job file (:mod:`.jobfile`), so ``night_status`` reads it from any server process, and
 ``cancel_night`` stops it with SIGTERM to its process group. One night per project: a job that
-still runs refuses a second here, and across processes the engine's project lock decides (a
-second night fails with BusyError, recorded as the job's error).
+still runs refuses a second here, and so does a night (or adopt) that holds the engine's project
+lock, started elsewhere (the CLI, the scheduler); should one take the lock after that check, the
+lock still decides (the second night fails with BusyError, recorded as the job's error).
 
 With an injected ``runner`` (tests), or on Windows (no fork-and-inherit of the job's lock), the
 night runs in a thread of the server instead, recorded in the same job file.
@@ -53,8 +54,8 @@ class Jobs:
 
     def start(self, project: Path, overrides: Mapping[str, Any], *, dry_run: bool) -> JobView:
         """Start a night for ``project`` with the config ``overrides``; BusyError while a job
-        of the project still runs."""
-        from skillopt_sleep.engine import load_config
+        of the project still runs, or anything else holds its night lock."""
+        from skillopt_sleep.engine import ProjectState, load_config
 
         config = load_config(project, dict(overrides))  # a bad setting fails the call itself
         with self._lock:
@@ -66,6 +67,13 @@ class Jobs:
                     f"a night for {project} is already running (job {job_id})",
                     hint=f"call night_status with job_id {job_id} until it has finished, or "
                     "cancel_night to stop it",
+                )
+            elsewhere = ProjectState(project).running()
+            if elsewhere:
+                raise BusyError(
+                    f"a night for {project} is already running (pid {elsewhere}), started "
+                    "outside this MCP server (the CLI or the schedule)",
+                    hint="wait until `status` no longer shows it running, then start this one",
                 )
             jobfile.prune(project)
             directory = jobfile.create(project)
@@ -173,6 +181,7 @@ class Jobs:
                 f"job {job_id} runs inside the server process, which cannot stop it",
                 hint="wait for it to finish (night_status)",
             )
+        jobfile.ask_cancel(directory)  # it may die of the signal before it can record it
         with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
             os.killpg(int(pid), signal.SIGTERM)
         return jobfile.read_view(directory)

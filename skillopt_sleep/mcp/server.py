@@ -1,8 +1,10 @@
 """The ``skillopt_sleep`` MCP server: the nightly engine's library API as MCP tools and resources.
 
 Thin over :mod:`skillopt_sleep.engine` (no engine logic here). Every tool has an input schema whose
-choices come from the engine's registries (harvest sources, backends), an output schema taken from
-the engine's records, and read-only / destructive annotations. ``run`` and ``dry_run`` start the
+choices come from the engine's registries (harvest sources, backends) and which refuses an
+argument it does not list, an output schema taken from the engine's records, and read-only /
+destructive annotations; what a tool returns stays small (lists are cut to the newest or largest,
+with their count). ``run`` and ``dry_run`` start the
 night in a detached process and return a job at once; ``night_status`` reports its progress from
 the job's file, so it outlives the session (see :mod:`skillopt_sleep.mcp.jobs`).
 The project defaults to the client's workspace root (see :mod:`skillopt_sleep.mcp.workspace`).
@@ -18,18 +20,29 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
+import anyio
 from mcp.server.mcpserver import Context, ListRoots, MCPServer, Resolve
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
-from mcp.types import ListRootsResult, ToolAnnotations
-from pydantic import Field
+from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
+from mcp.shared.exceptions import MCPError
+from mcp.shared.message import ServerMessageMetadata
+from mcp.types import ListRootsRequest, ListRootsResult, ToolAnnotations
+from pydantic import ConfigDict, Field
 
 from skillopt_core.errors import EXIT_ERROR, SkillOptError, UsageError
 from skillopt_sleep import __version__
 from skillopt_sleep._display import displayable
-from skillopt_sleep.engine.records import AdoptResult, Proposal, Status
+from skillopt_sleep.engine.records import AdoptResult, Status
 from skillopt_sleep.mcp.jobs import Jobs, JobView, NightRunner
 from skillopt_sleep.mcp.stdio import serve_stdio
-from skillopt_sleep.mcp.views import FamilyPreview, HarvestView, MineView, ReportView
+from skillopt_sleep.mcp.views import (
+    FamilyPreview,
+    HarvestView,
+    MineView,
+    ProposalsView,
+    ReportView,
+)
 from skillopt_sleep.mcp.workspace import resolve_project, root_paths
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -90,6 +103,10 @@ Sources = Annotated[
 ]
 MaxTasks = Annotated[int | None, Field(ge=1, description="Most training tasks replayed.")]
 MaxCalls = Annotated[int | None, Field(ge=0, description="Hard limit on model calls.")]
+ProposalLimit = Annotated[
+    int, Field(ge=1, le=200, description="Most proposals listed, the newest.")
+]
+FamilyLimit = Annotated[int, Field(ge=1, le=200, description="Most families listed, the largest.")]
 JobId = Annotated[str | None, Field(description="Job id from run / dry_run.")]
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -101,14 +118,33 @@ MARKS = ToolAnnotations(
 STOPS = MARKS  # cancelling ends a night's process; nothing durable is lost, a second call is moot
 
 
-def ask_roots(ctx: Context, project: str | None = None) -> Any:
-    """Resolver: fetch the client's roots only when no project was given and the client has some."""
+ROOTS_TIMEOUT_S = 5.0
+"""How long a tool call without ``project`` waits for the client's ``roots/list`` answer."""
+
+
+async def ask_roots(ctx: Context, project: str | None = None) -> Any:
+    """Resolver: fetch the client's roots only when no project was given and the client has some.
+    A client that declares roots but answers ``roots/list`` with an error, or not within
+    :data:`ROOTS_TIMEOUT_S`, is taken to have none: the call falls back to the server's project
+    or says to pass one, instead of failing with the client's protocol error or waiting forever."""
     if project:
         return None
     capabilities = ctx.client_capabilities
     if capabilities is None or capabilities.roots is None:
         return None
-    return ListRoots()
+    session = ctx.session
+    if not session.can_send_request:
+        return ListRoots()  # a transport without a back channel asks in a later round
+    with anyio.move_on_after(ROOTS_TIMEOUT_S):
+        try:
+            return await session.send_request(
+                ListRootsRequest(),
+                ListRootsResult,
+                metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
+            )
+        except MCPError:
+            return None
+    return None
 
 
 Roots = Annotated[ListRootsResult | None, Resolve(ask_roots)]
@@ -143,6 +179,19 @@ def engine_errors(tool: F, error: type[Exception] = ToolError) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def known_arguments_only(tool: Tool) -> Tool:
+    """``tool`` refusing an argument its schema does not list (``additionalProperties: false``):
+    a misspelt one (``proposal_id``, ``projct``) is an error naming it, never dropped so that the
+    call quietly acts on the default (``adopt`` adopting the latest proposal)."""
+    loose = tool.fn_metadata.arg_model
+    config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+    strict: type[ArgModelBase] = type(
+        loose.__name__, (loose,), {"model_config": config, "__module__": __name__}
+    )
+    tool.fn_metadata.arg_model = strict
+    return tool.model_copy(update={"parameters": strict.model_json_schema(by_alias=True)})
+
+
 def _overrides(
     backend: str | None, sources: list[str] | None, max_tasks: int | None, max_calls: int | None
 ) -> dict[str, Any]:
@@ -168,18 +217,20 @@ def build_server(
     client declares no root, and of the resources (which carry no arguments); ``runner``
     replaces ``run_night`` in tests (the night then runs in a thread of the server); ``jobs``
     replaces the background nights altogether (tests: another night process)."""
-    server = MCPServer(
-        "skillopt_sleep", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
-    )
     jobs = jobs or Jobs(runner)
     seen: dict[str, Path] = {}
+    tools: list[Tool] = []
 
     def tool(annotations: ToolAnnotations) -> Callable[[F], F]:
-        """Register ``fn`` with its docstring as one-line description and engine errors mapped."""
+        """Register ``fn`` with its docstring as one-line description, engine errors mapped and
+        unknown arguments refused."""
 
         def register(fn: F) -> F:
             description = " ".join((fn.__doc__ or "").split())
-            server.add_tool(engine_errors(fn), description=description, annotations=annotations)
+            made = Tool.from_function(
+                engine_errors(fn), description=description, annotations=annotations
+            )
+            tools.append(known_arguments_only(made))
             return fn
 
         return register
@@ -225,19 +276,19 @@ def build_server(
         return HarvestView(str(root), len(result.sessions), per_harness)
 
     @tool(READ_ONLY)
-    def mine(roots: Roots, project: Project = None, sources: Sources = None) -> MineView:
-        """Preview the recurring task families in the new sessions (nothing is replayed)."""
+    def mine(
+        roots: Roots, project: Project = None, sources: Sources = None, limit: FamilyLimit = 20
+    ) -> MineView:
+        """Preview the recurring task families in the new sessions, the largest first, with a
+        few of their requests (nothing is replayed); `family_count` counts them all."""
         from skillopt_sleep.engine import preview_families
 
         root = project_of(project, roots)
         mined = preview_families(root, sources=sources)
-        families = tuple(
-            FamilyPreview(f.id, f.size, tuple(f.requests[:3]), f.judged_by)
-            for f in sorted(mined.families, key=lambda f: -f.size)
-        )
-        return MineView(
-            str(root), int(mined.stats.get("sessions", 0)), mined.embedder_name, families
-        )
+        largest = sorted(mined.families, key=lambda f: -f.size)
+        families = tuple(FamilyPreview.of(f) for f in largest[:limit])
+        sessions = int(mined.stats.get("sessions", 0))
+        return MineView(str(root), sessions, mined.embedder_name, len(largest), families)
 
     def start(
         roots: ListRootsResult | None,
@@ -298,11 +349,17 @@ def build_server(
         return jobs.cancel(job_of(job_id, project, roots))
 
     @tool(READ_ONLY)
-    def proposals(roots: Roots, project: Project = None) -> list[Proposal]:
-        """Every staged proposal and its state (pending, adopted, rejected, rolled back)."""
+    def proposals(
+        roots: Roots, project: Project = None, limit: ProposalLimit = 20
+    ) -> ProposalsView:
+        """The newest staged proposals and their state (pending, adopted, rejected, rolled back,
+        superseded), oldest first; `total` counts them all (adopted ones are kept for rollback,
+        so they add up night after night). `status` lists every pending one."""
         from skillopt_sleep.engine import list_proposals
 
-        return list_proposals(project_of(project, roots))
+        root = project_of(project, roots)
+        every = list_proposals(root)
+        return ProposalsView(str(root), len(every), tuple(every[-limit:]))
 
     @tool(READ_ONLY)
     def report(
@@ -344,6 +401,14 @@ def build_server(
 
         return engine_rollback(project_of(project, roots), proposal)
 
+    server = MCPServer(
+        "skillopt_sleep",
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        log_level="WARNING",
+        tools=tools,
+    )
+
     def resource_project() -> Path:
         if default_project is not None:
             return default_project
@@ -384,7 +449,8 @@ def build_server(
         found = find_skills(resource_project(), Path.home())
         for skill in found:
             if skill.name == name:
-                return skill.path.read_text(encoding="utf-8")
+                # a stray byte (a file saved in another encoding) shows as U+FFFD, no failed read
+                return skill.path.read_bytes().decode("utf-8", errors="replace")
         known = ", ".join(sorted({s.name for s in found})) or "none"
         raise UsageError(f"no skill named {displayable(name)!r} (known: {known})")
 

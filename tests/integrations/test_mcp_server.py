@@ -112,7 +112,7 @@ def test_a_night_runs_in_the_background_then_stages_and_adopts(world: World) -> 
             assert job["state"] == "finished", job["error"]
             proposal = job["report"]["proposal"]
             listed = await client.call_tool("proposals", {})
-            assert [p["id"] for p in listed.structured_content["result"]] == [proposal]
+            assert [p["id"] for p in listed.structured_content["proposals"]] == [proposal]
             shown = await client.call_tool("report", {})
             assert shown.structured_content["proposal"] == proposal
             assert shown.structured_content["text"]

@@ -173,3 +173,35 @@ def test_plugin_ignores_a_relative_or_blank_xdg_state_home_like_the_engine(
     monkeypatch.setattr(locate.sys, "platform", "linux")
     engine = Path(platformdirs.user_state_dir("skillopt-sleep", appauthor=False))
     assert locate.state_dir() == engine == tmp_path / "home" / ".local" / "state" / "skillopt-sleep"
+
+
+@pytest.mark.parametrize("recorded", ["[]", "null", '{"cli": [7]}', "unrunnable"])
+def test_launcher_given_a_damaged_or_unrunnable_engine_json_says_so_without_a_traceback(
+    tmp_path: Path, recorded: str
+) -> None:
+    """``engine.json`` that is JSON but not the object install writes, or that names a file
+    which cannot run: the launcher (the plugin's MCP server command) ended in an AttributeError
+    or PermissionError traceback."""
+    system = Path("/usr/bin/python3")
+    if not system.exists():
+        pytest.skip("no system python3 to run the launcher without the engine")
+    pointer = tmp_path / "state" / "install" / "engine.json"
+    pointer.parent.mkdir(parents=True)
+    if recorded == "unrunnable":
+        plain = tmp_path / "not-executable"
+        plain.write_text("")
+        recorded = json.dumps({"cli": [str(plain)], "mcp": [str(plain)]})
+    pointer.write_text(recorded)
+    done = subprocess.run(
+        [str(system), "-S", str(PLUGIN / "scripts" / "engine.py"), "mcp"],
+        env={**_env(tmp_path), "PATH": "/nonexistent"},
+        cwd=str(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    if done.returncode == 0:
+        pytest.skip("the system python3 has the engine installed")
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "skillopt-sleep" in done.stderr.lower()

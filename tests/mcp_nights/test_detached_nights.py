@@ -22,6 +22,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from skillopt_sleep.engine import ProjectState, list_proposals, status
+from skillopt_sleep.engine.records import NightReport
 from skillopt_sleep.mcp import jobfile
 from skillopt_sleep.mcp.jobfile import JobView
 from skillopt_sleep.mcp.jobs import Jobs
@@ -261,7 +262,12 @@ def test_a_damaged_job_file_is_named_and_blocks_no_night(tmp_path: Path) -> None
     directory = jobfile.create(tmp_path)
     (directory / jobfile.JOB_FILE).write_text('{"id": 3}')
     release = threading.Event()
-    jobs = Jobs(lambda project, config, **_: release.wait(HANG_GUARD_S) and None)
+
+    def night(project: Path, config: Any, **_: Any) -> NightReport:
+        release.wait(HANG_GUARD_S)
+        raise RuntimeError("stopped by the test")
+
+    jobs = Jobs(night)
     where = {"project": str(tmp_path)}
 
     async def go() -> tuple[Any, Any]:

@@ -46,15 +46,24 @@ def gone(path: str) -> str:
     return f"skillopt-sleep: the engine {path} is gone (moved or deleted); {REINSTALL}"
 
 
-def missing_engine(kind: str = "cli") -> str | None:
-    """:func:`gone` for the ``kind`` command ``engine.json`` records when its executable is no
-    longer there (the clone or its venv moved or deleted); None when it is there, or when no
-    engine was recorded (nothing installed through ``skillopt-sleep install``)."""
+def recorded(kind: str = "cli") -> list[str] | None:
+    """The ``kind`` command (a list of strings) ``engine.json`` records; None when there is none
+    or the file is damaged (not JSON, not an object, no such list)."""
     try:
         data = json.loads(engine_pointer().read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     argv = data.get(kind) if isinstance(data, dict) else None
-    if not isinstance(argv, list) or not argv or os.path.isfile(str(argv[0])):
+    if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
         return None
-    return gone(str(argv[0]))
+    return list(argv)
+
+
+def missing_engine(kind: str = "cli") -> str | None:
+    """:func:`gone` for the ``kind`` command ``engine.json`` records when its executable is no
+    longer there (the clone or its venv moved or deleted); None when it is there, or when no
+    engine was recorded (nothing installed through ``skillopt-sleep install``)."""
+    argv = recorded(kind)
+    if argv is None or os.path.isfile(argv[0]):
+        return None
+    return gone(argv[0])

@@ -4,12 +4,13 @@ Claude Code copies only this plugin folder into its cache, so the engine is foun
 ``skillopt-sleep install`` recorded (``engine.json``: absolute interpreter and commands), then a
 ``skillopt-sleep`` on PATH, then an interpreter that can import ``skillopt_sleep``. When none
 works it says why on stderr: the recorded engine that is gone (the clone or its venv moved or
-deleted) and the fix, or how to install one. Stdlib only; the exit code is the engine's.
+deleted) and the fix, or how to install one; a damaged ``engine.json`` counts as none, and an
+engine that cannot be started is one line on stderr, never a traceback. Stdlib only; the exit
+code is the engine's.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -18,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _locate import engine_pointer, missing_engine
+from _locate import missing_engine, recorded
 
 HINT = (
     "SkillOpt-Sleep engine not found. It is not on PyPI: install it from its clone "
@@ -28,13 +29,9 @@ HINT = (
 
 
 def _recorded(kind: str) -> list[str] | None:
-    try:
-        data = json.loads(engine_pointer().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    argv = data.get(kind)
-    if isinstance(argv, list) and argv and Path(str(argv[0])).is_file():
-        return [str(part) for part in argv]
+    argv: list[str] | None = recorded(kind)
+    if argv and os.path.isfile(argv[0]) and os.access(argv[0], os.X_OK):
+        return argv
     return None
 
 
@@ -57,9 +54,13 @@ def main(argv: list[str]) -> int:
     if command is None:
         print(missing_engine(kind) or HINT, file=sys.stderr)
         return 1
-    if os.name == "nt":
-        return subprocess.call([*command, *rest])
-    os.execv(command[0], [*command, *rest])
+    try:
+        if os.name == "nt":
+            return subprocess.call([*command, *rest])
+        os.execv(command[0], [*command, *rest])
+    except OSError as exc:
+        print(f"skillopt-sleep: cannot run {command[0]}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     return 0  # pragma: no cover (execv does not return)
 
 
