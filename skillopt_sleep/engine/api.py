@@ -24,9 +24,11 @@ PathLike = str | os.PathLike[str]
 
 
 def _proposal(directory: Path) -> Proposal:
-    from skillopt_sleep.stage.proposal import load_manifest
+    from skillopt_sleep.stage.proposal import readable_manifest
 
-    manifest = load_manifest(directory)
+    manifest = readable_manifest(directory)
+    if manifest is None:
+        return Proposal(directory.name, "damaged", str(directory), "", (), 0)
     report = read_json(directory / "report.json", {}) or {}
     held = report.get("held_out") or {}
     return Proposal(
@@ -159,11 +161,14 @@ def status(project: PathLike, *, limit: int = 10, check_backends: bool = False) 
     """What the last nights did, pending proposals, the schedule, the archive. Fast: reads only
     small state files (no model, no torch, no harvest) unless ``check_backends`` asks for a
     health check of each configured backend."""
+    from skillopt_sleep.engine.config import load_config
+    from skillopt_sleep.stage.proposal import damaged_note
+
     state = ProjectState(project)
     nights = tuple(_summary(r) for r in read_lines(state.history_path)[-limit:])
-    pending = tuple(p for p in (_proposal(d) for d in state.proposals()) if p.state == "pending")
-    from skillopt_sleep.engine.config import load_config
-
+    staged = [_proposal(d) for d in state.proposals()]
+    pending = tuple(p for p in staged if p.state == "pending")
+    damaged = tuple(damaged_note(Path(p.directory)) for p in staged if p.state == "damaged")
     config = load_config(state.project)
     running = state.running()
     archive, problem = _archive_counts(state)
@@ -183,7 +188,7 @@ def status(project: PathLike, *, limit: int = 10, check_backends: bool = False) 
         health=backend_health(config) if check_backends else {},
         ended_since_last_night=_ended_sessions(state, nights[-1].started_at if nights else ""),
         interrupted=tuple(interrupted(state.project)),
-        warnings=(problem,) if problem else (),
+        warnings=((problem,) if problem else ()) + damaged,
     )
 
 

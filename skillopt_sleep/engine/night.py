@@ -97,7 +97,7 @@ def _discard_unfinished(state: ProjectState, index: Any) -> list[str]:
     proposals older than the first such record predate it and are kept."""
     import shutil
 
-    from skillopt_sleep.stage.proposal import load_manifest
+    from skillopt_sleep.stage.proposal import readable_manifest
 
     finished = index.finished_nights()
     if not finished:
@@ -107,7 +107,8 @@ def _discard_unfinished(state: ProjectState, index: Any) -> list[str]:
         night = directory.name
         if night in finished or night <= oldest:
             continue
-        if load_manifest(directory).get("state", "pending") == "pending":
+        manifest = readable_manifest(directory)  # a damaged one is left alone: nothing is lost
+        if manifest is not None and manifest.get("state", "pending") == "pending":
             shutil.rmtree(directory)
             removed.append(night)
     return removed

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Verdict = Literal["better", "worse", "no measurable change", "too few tasks to tell"]
-ProposalState = Literal["pending", "adopted", "rejected", "rolled back", "superseded"]
+# "damaged": its manifest cannot be read, so nothing can be done with it but move it aside
+ProposalState = Literal["pending", "adopted", "rejected", "rolled back", "superseded", "damaged"]
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from skillopt_core.errors import DriftError, StorageError
-from skillopt_sleep.stage.proposal import load_manifest, sha256
+from skillopt_sleep.stage.proposal import load_manifest, readable_manifest, sha256
 
 
 def _in_the_way(path: Path) -> DriftError:
@@ -71,9 +71,11 @@ def adopted_over(directory: Path, paths: list[str], later: list[Path]) -> list[s
     for other in later:
         if other.name <= directory.name:
             continue
-        manifest = load_manifest(other)
-        if manifest.get("state") == "adopted" and any(
-            entry["live_path"] in paths for entry in manifest["files"]
+        manifest = readable_manifest(other)  # a damaged one cannot be rolled back either
+        if (
+            manifest is not None
+            and manifest.get("state") == "adopted"
+            and any(entry["live_path"] in paths for entry in manifest["files"])
         ):
             out.append(other.name)
     return out

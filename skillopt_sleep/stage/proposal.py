@@ -192,6 +192,24 @@ def load_manifest(directory: Path) -> dict[str, Any]:
     return manifest
 
 
+def readable_manifest(directory: Path) -> dict[str, Any] | None:
+    """The manifest, or None when it is damaged: one damaged proposal must not stop what reads
+    every proposal (status, a night, adopt or reject of another one); a command that names it
+    still says what is wrong (:func:`load_manifest`)."""
+    try:
+        return load_manifest(directory)
+    except StorageError:
+        return None
+
+
+def damaged_note(directory: Path) -> str:
+    """What ``status`` says of a proposal whose manifest cannot be read, and the way out."""
+    return (
+        f"proposal {directory.name} cannot be read (its manifest.json is damaged): "
+        f"move {directory} aside; nothing else uses it"
+    )
+
+
 def set_state(directory: Path, new_state: str, **extra: Any) -> None:
     manifest = load_manifest(directory)
     manifest.update(state=new_state, **extra)

@@ -45,7 +45,7 @@ from skillopt_sleep.engine.state import (
 )
 from skillopt_sleep.stage import backup_store, retention
 from skillopt_sleep.stage._live import adopted_over, changed_since_adopt, drifted, read_live
-from skillopt_sleep.stage.proposal import link_note, load_manifest, set_state
+from skillopt_sleep.stage.proposal import link_note, load_manifest, readable_manifest, set_state
 
 _TEMP_PART = re.compile(r"[a-z0-9_]{8}")  # the random part of a tempfile.mkstemp name
 FINISHED = {"adopt": "adopted", "rollback": "rolled back"}  # the manifest state each one ends in
@@ -84,16 +84,18 @@ def find_proposal(state: ProjectState, proposal: str | None, wanted: str) -> Pat
     UsageError when there is none (an empty id is an error, not "the latest")."""
     if proposal is not None:
         return state.staged_proposal(proposal)
-    staged = state.proposals()
-    for directory in reversed(staged):
-        if load_manifest(directory).get("state") == wanted:
-            return directory
+    staged: list[tuple[Path, dict[str, Any] | None]] = [
+        (d, readable_manifest(d)) for d in state.proposals()
+    ]
+    for candidate, read in staged[::-1]:
+        if read is not None and read.get("state") == wanted:
+            return candidate
     if not staged:
         raise UsageError(f"no {wanted} proposal", hint="run a night first: `skillopt-sleep run`")
-    latest = staged[-1]
+    latest, read = staged[-1]
     raise UsageError(
         f"no {wanted} proposal (the latest, {latest.name}, is "
-        f"{load_manifest(latest).get('state', 'unknown')})",
+        f"{read.get('state', 'unknown') if read is not None else 'damaged'})",
         hint="`skillopt-sleep proposals` lists them all; the next night stages a new one",
     )
 
