@@ -42,19 +42,22 @@ def project_root(project: Path | None) -> Path:
 
 def project_dir(project: Path | None) -> Path:
     """The project a night command works on, which must exist: a misspelt ``-p`` would
-    otherwise run quiet nights forever on nothing (``harvest`` and ``mine`` only scope by it)."""
-    root = project_root(project)
+    otherwise run quiet nights forever on nothing (``harvest`` and ``mine`` only scope by it).
+
+    A missing one is a usage error (exit 2) printed as ``error:`` and ``fix:`` like every other
+    failure, never click's boxed usage message."""
+    from skillopt_core.errors import UsageError
+    from skillopt_sleep._display import displayable
+
+    root = project_root(project).expanduser()
+    fix = "pass the project's folder with -p/--project, or run the command inside it"
     try:
         is_dir = root.is_dir()
     except OSError as exc:  # e.g. a path too long for the file system
-        from skillopt_sleep._display import displayable
-
         shown = str(root) if len(str(root)) <= 120 else f"{str(root)[:100]}..."
-        raise typer.BadParameter(
-            displayable(f"{shown}: {exc.strerror or exc}"), param_hint="'--project' / '-p'"
-        ) from None
+        raise UsageError(displayable(f"project {shown}: {exc.strerror or exc}"), hint=fix) from None
     if not is_dir:
-        raise typer.BadParameter(f"{root} is not a directory", param_hint="'--project' / '-p'")
+        raise UsageError(displayable(f"project {root} is not a directory"), hint=fix)
     return root
 
 

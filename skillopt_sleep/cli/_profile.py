@@ -22,18 +22,25 @@ F = TypeVar("F", bound=Callable[..., Any])
 BACKEND = typer.Option(
     None, "--backend", help="One backend for both roles (e.g. mock, claude-cli)."
 )
-OPTIMIZER = typer.Option(None, "--optimizer", help="Backend that reflects and edits, NAME[:MODEL].")
-TARGET = typer.Option(None, "--target", help="Backend that replays your tasks, NAME[:MODEL].")
+OPTIMIZER = typer.Option(
+    None, "--optimizer", help="Backend that reflects and edits, NAME[:MODEL] (overrides --backend)."
+)
+TARGET = typer.Option(
+    None, "--target", help="Backend that replays your tasks, NAME[:MODEL] (overrides --backend)."
+)
 JUDGE = typer.Option(None, "--judge", help="Backend that judges rubrics ('' = rule checks only).")
-SOURCES = typer.Option(
-    None, "--source", help="claude | codex | copilot | vscode | all: a comma list, or repeat it."
+SOURCES = typer.Option(  # -s and -e as `harvest` and `mine` spell them
+    None,
+    "--source",
+    "-s",
+    help="claude | codex | copilot | vscode | all: a comma list, or repeat it.",
 )
 MAX_CALLS = typer.Option(None, "--max-calls", help="Hard limit on model calls tonight.")
 MAX_USD = typer.Option(None, "--max-usd", help="Hard limit on estimated USD tonight.")
 MAX_TASKS = typer.Option(None, "--max-tasks", help="Most training tasks replayed tonight.")
 SAMPLES = typer.Option(None, "--samples", help="Replays per task (K).")
 EMBEDDER = typer.Option(
-    None, "--embedder", help="auto | minilm-numpy | minilm | static | tfidf | jaccard."
+    None, "--embedder", "-e", help="auto | minilm-numpy | minilm | static | tfidf | jaccard."
 )
 MEMORY = typer.Option(None, "--memory/--no-memory", help="Also improve CLAUDE.md / AGENTS.md.")
 AUTO_ADOPT = typer.Option(

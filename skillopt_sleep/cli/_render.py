@@ -27,7 +27,8 @@ def night_summary(report: Any) -> None:
     for change in report.changes:
         console.print(
             f"  {escape(change.path)}: validation {change.val_before:.2f} -> {change.val_after:.2f} "
-            f"on {change.val_tasks} {change.gate_split} tasks, {change.accepted_edits} edit(s)"
+            f"on {change.val_tasks} {change.gate_split} tasks, {change.accepted_edits} edit(s)",
+            soft_wrap=True,
         )
     if report.held_out is not None:
         h = report.held_out
@@ -40,15 +41,19 @@ def night_summary(report: Any) -> None:
             f"  {mark} {edit.op} {escape((edit.content or edit.anchor)[:100])} (Δ {edit.delta:+.2f})"
         )
     if report.proposal:
-        console.print(
+        console.print(  # paths and commands whole, to copy (and grep in night.log)
             f"staged: {escape(report.proposal_dir)}\n"
-            f"review: skillopt-sleep report {report.proposal}    adopt: skillopt-sleep adopt {report.proposal}"
+            f"review: skillopt-sleep report {report.proposal}    adopt: skillopt-sleep adopt {report.proposal}",
+            soft_wrap=True,
         )
 
 
 def status_table(status: Any) -> None:
     console = _console()
-    console.print(f"[bold]{escape(status.project)}[/bold]  (state: {escape(status.state_dir)})")
+    console.print(
+        f"[bold]{escape(status.project)}[/bold]  (state: {escape(status.state_dir)})",
+        soft_wrap=True,  # never a path cut in two, on a terminal or in a log
+    )
     if status.running:
         console.print(f"a night is running now (pid {status.running['pid']})")
     table = Table(title="Last nights")
@@ -92,7 +97,7 @@ def status_table(status: Any) -> None:
         line += (
             f"\n  [red]problem[/red]: {escape(problem['detail'])}\n  fix: {escape(problem['fix'])}"
         )
-    console.print("schedule: " + line)
+    console.print("schedule: " + line, soft_wrap=True)  # its fixes are commands to copy
     console.print(
         "backends: "
         + ", ".join(

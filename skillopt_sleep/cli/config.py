@@ -2,13 +2,32 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import typer
 
 from skillopt_sleep.cli._app import app
 from skillopt_sleep.cli._options import PROJECT, project_root
 from skillopt_sleep.cli._run import emit_json, handle_errors
+
+
+def toml_literal(value: Any) -> str:
+    """``value`` as a config file spells it (``true``, ``"mock"``, ``["claude"]``), so what the
+    table shows can be copied into a config file, never Python's ``True`` or ``'mock'``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # a TOML basic string
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(toml_literal(item) for item in value) + "]"
+    if isinstance(value, Mapping):
+        pairs = ", ".join(f"{json.dumps(str(k))} = {toml_literal(v)}" for k, v in value.items())
+        return "{" + (f" {pairs} " if pairs else "") + "}"
+    return repr(value)
+
 
 config_app = typer.Typer(help="Inspect the configuration (user < project < environment < flags).")
 app.add_typer(config_app, name="config")
@@ -47,8 +66,8 @@ def show_command(
     for column in ("key", "value", "source"):
         table.add_column(column, overflow="fold")
     for key, value in values.items():
-        table.add_row(key, escape(repr(value)), escape(config.sources[key]))
+        table.add_row(key, escape(toml_literal(value)), escape(config.sources[key]))
     console = Console(highlight=False)
     console.print(table)
-    console.print(f"user file: {escape(str(user_config_path()))}")
-    console.print(f"project file: {escape(str(project_config_path(root)))}")
+    console.print(f"user file: {escape(str(user_config_path()))}", soft_wrap=True)
+    console.print(f"project file: {escape(str(project_config_path(root)))}", soft_wrap=True)

@@ -114,6 +114,12 @@ def uninstall_command(
 
     actions = uninstall(harness, dry_run=dry_run)
     _print(actions, as_json, dry_run)
+    if not actions and not as_json:  # silence would read as "done" or as a hang
+        named = "any harness" if "all" in harness else ", ".join(harness)
+        typer.echo(
+            f"nothing to uninstall: no file is recorded as installed for {named} "
+            "(`skillopt-sleep doctor` lists what is)"
+        )
     _fail_on(failures(actions))
 
 
@@ -128,17 +134,18 @@ def doctor_command(
     """Check the engine, the harnesses, backends, schedule and installed shims.
 
     Each harness: found, version, transcripts; each shim: present, unchanged, current.
+    Exits 1 when any check fails (with --json too).
     """
     from skillopt_sleep.install.doctor import diagnose
 
     checks = diagnose(project if project is not None else Path.cwd())
     if as_json:
         emit_json(checks)
-        return
-    marks = {"ok": "ok  ", "warn": "warn", "fail": "FAIL", "info": "    "}
-    for check in checks:
-        typer.echo(f"[{marks[check.level]}] {check.name}: {check.detail}")
-        if check.hint:
-            typer.echo(f"       fix: {check.hint}")
-    if any(c.level == "fail" for c in checks):
+    else:
+        marks = {"ok": "ok  ", "warn": "warn", "fail": "FAIL", "info": "    "}
+        for check in checks:
+            typer.echo(f"[{marks[check.level]}] {check.name}: {check.detail}")
+            if check.hint:
+                typer.echo(f"       fix: {check.hint}")
+    if any(c.level == "fail" for c in checks):  # the same exit, whatever the output format
         raise typer.Exit(1)

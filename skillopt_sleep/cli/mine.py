@@ -48,8 +48,13 @@ def _similarity(value: float | None) -> float | None:
 def mine_command(
     project: Path | None = PROJECT,
     as_json: bool = typer.Option(False, "--json", help="Print the tasks as JSON on stdout."),
-    embedder: str = typer.Option(
-        "auto", "--embedder", "-e", help="auto | minilm-numpy | minilm | static | tfidf | jaccard."
+    embedder: str | None = typer.Option(
+        None,
+        "--embedder",
+        "-e",
+        help="auto | minilm-numpy | minilm | static | tfidf | jaccard (default: mine.embedder in "
+        "the config, as a night mines).",
+        show_default=False,
     ),
     model: str = typer.Option(
         "", "--model", help="Local model directory for minilm (never downloaded)."
@@ -60,8 +65,13 @@ def mine_command(
         callback=_similarity,
         help="Similarity to join a family, between 0 and 1 (default: per embedder).",
     ),
-    min_family_size: int = typer.Option(
-        2, "--min-family-size", min=1, help="Occurrences a request needs to be replayed."
+    min_family_size: int | None = typer.Option(
+        None,
+        "--min-family-size",
+        min=1,
+        help="Occasions a request needs to be replayed (default: mine.min_family_size in the "
+        "config, 2).",
+        show_default=False,
     ),
     include_one_offs: bool = typer.Option(
         False, "--include-one-offs", help="Also replay requests seen once."
@@ -102,12 +112,14 @@ def mine_command(
             sources=["all"],
             since=since,
             index_dir=state_dir,
-            mine_config=MineConfig(
-                embedder=embedder,
+            mine_config=MineConfig(  # the night's settings unless a flag says otherwise
+                embedder=embedder or config.mine.embedder,
                 model=model,
                 threshold=threshold,
-                min_family_size=min_family_size,
+                min_family_size=min_family_size or config.mine.min_family_size,
                 include_one_offs=include_one_offs,
+                recall_k=config.mine.recall_k,
+                confirm_budget=config.mine.confirm_budget,
             ),
             archive_path=archive_path or ProjectState(root).archive_path,
             optimizer=backend,

@@ -15,7 +15,7 @@ from skillopt_sleep._display import displayable
 from skillopt_sleep.cli._app import app
 from skillopt_sleep.cli._options import PROJECT, project_dir
 from skillopt_sleep.cli._profile import with_profile
-from skillopt_sleep.cli._run import emit_json, handle_errors, load, progress_bar
+from skillopt_sleep.cli._run import emit_json, fail, handle_errors, load, progress_bar
 
 JSON = typer.Option(False, "--json", help="Print the result as JSON on stdout.")
 PROPOSAL = typer.Argument(None, help="Proposal id (a night id; default: the latest that applies).")
@@ -98,24 +98,44 @@ REPORT_FORMATS = ("md", "html", "json")
 def report_command(
     proposal: str | None = PROPOSAL,
     project: Path | None = PROJECT,
-    kind: str = typer.Option("md", "--format", help="md | html | json: which report to show."),
+    kind: str | None = typer.Option(
+        None,
+        "--format",
+        help="md | html | json: which report to show (default: md; json with --json).",
+        show_default=False,
+    ),
     path_only: bool = typer.Option(False, "--path", help="Print the report's path only."),
-    as_json: bool = JSON,
+    as_json: bool = typer.Option(
+        False,
+        "--json",
+        help='Print JSON on stdout: report.json, or with --path {"path": ...}.',
+    ),
 ) -> None:
     """Show a staged proposal's report (markdown on the terminal; --format html for a browser).
 
     Without an id it is the latest proposal's; its first line says which proposal that is, its
     state now, and what the latest night did if that night staged nothing."""
+    from skillopt_core.errors import UsageError
     from skillopt_sleep.engine import read_report, report_path
 
-    if kind not in REPORT_FORMATS:
+    if kind is not None and kind not in REPORT_FORMATS:
         raise typer.BadParameter(
             f"{kind!r} is not a report format; choose from {', '.join(REPORT_FORMATS)}",
             param_hint="'--format'",
         )
-    kind = "json" if as_json else kind
+    if as_json and kind not in (None, "json") and not path_only:
+        raise UsageError(
+            f"--json prints report.json, so it cannot show the {kind} report",
+            hint=f"drop --json to see that one, or add --path for its path as JSON "
+            f"(`skillopt-sleep report --format {kind} --path --json`)",
+        )
+    kind = kind or ("json" if as_json else "md")
     if path_only:
-        typer.echo(str(report_path(project_dir(project), proposal, kind)))
+        path = str(report_path(project_dir(project), proposal, kind))
+        if as_json:
+            emit_json({"path": path, "format": kind})
+        else:
+            typer.echo(path)
         return
     typer.echo(read_report(project_dir(project), proposal, kind).text)
 
@@ -152,10 +172,24 @@ def adopt_command(
     root = project_dir(project)
     if force:
         typer.echo(three_way_diff(root, proposal), err=as_json)
-        if not yes and not typer.confirm("Adopt over these live changes?", err=True):
+        if not yes and not _confirmed("Adopt over these live changes?"):
             typer.echo("not adopted: the live files are unchanged", err=True)
             raise typer.Exit(1)
     _adoption("adopted", adopt(root, proposal, force=force), as_json)
+
+
+def _confirmed(question: str) -> bool:
+    """The user's answer on stderr; no answer at all (stdin closed, as under cron or in a pipe)
+    is a failure with its fix, not click's bare "Aborted."."""
+    try:
+        return typer.confirm(question, err=True)
+    except typer.Abort:
+        typer.echo("", err=True)
+        raise fail(
+            "not adopted: --force asks before writing over live changes, and nothing answered",
+            1,
+            "look at the changes above, then add --yes to adopt over them without asking",
+        ) from None
 
 
 @app.command("reject")

@@ -13,9 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from skillopt_core.errors import UsageError
 from skillopt_sleep.cli._app import app
-from skillopt_sleep.cli._options import PROJECT, project_root
+from skillopt_sleep.cli._options import PROJECT, project_dir, project_root
 from skillopt_sleep.cli._profile import PROFILE, joined_sources, with_profile
 from skillopt_sleep.cli._run import emit_json, handle_errors
 
@@ -57,10 +56,8 @@ def _host() -> Host:
 
 
 def _project(project: Path | None) -> Path:
-    root = project_root(project).expanduser().resolve()
-    if not root.is_dir():
-        raise UsageError(f"project {root} is not a directory")
-    return root
+    """The project to schedule, which must exist (the same error and fix as `run` gives)."""
+    return project_dir(project).resolve()
 
 
 def _at(at: str | None) -> DailyTime | None:
@@ -80,6 +77,7 @@ def _settings(
     from skillopt_sleep.schedule import parse_at
 
     config = load_config(root, overrides(**dict(flags)))
+    config.check_names()  # the entry would fail every night
     return (when or parse_at(config.schedule.at)), config
 
 
@@ -95,8 +93,10 @@ def schedule_command(
     ),
     **profile: Any,
 ) -> None:
-    """Run a night every day at --at: a cron line (Linux), a launchd agent (macOS) or a
-    scheduled task (Windows), with these flags and today's PATH. Re-running replaces it."""
+    """Run a night every day at --at, with these flags (an OS scheduler entry).
+
+    The entry is a cron line (Linux), a launchd agent (macOS) or a scheduled task (Windows),
+    with today's PATH; re-running replaces it. --dry-run prints it and changes nothing."""
     from skillopt_sleep.schedule import install_schedule, preview_schedule, schedule_info
 
     when = _at(at)
@@ -147,8 +147,10 @@ def daemon_command(
     as_json: bool = typer.Option(False, "--json", help="Print events as JSON lines on stdout."),
     **profile: Any,
 ) -> None:
-    """Stay running: a night every day at --at (a night missed while asleep runs once on wake),
-    and the harvest refreshed as transcripts change. Stop with Ctrl-C or SIGTERM."""
+    """Stay running instead of a scheduler entry: a night every day at --at.
+
+    A night missed while the machine slept runs once on wake, and the harvest is refreshed as
+    transcripts change. Stop it with Ctrl-C or SIGTERM."""
     from skillopt_sleep.cli._profile import overrides
     from skillopt_sleep.engine import load_config
     from skillopt_sleep.schedule.daemon import Daemon, install_signal_handlers

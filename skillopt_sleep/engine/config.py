@@ -166,6 +166,21 @@ class SleepConfig:
         own = _Layer(self.settings.model_dump(), dict(self.sources))
         return _merge([own, _layer_from_flat(overrides, source)])
 
+    def check_names(self) -> None:
+        """A misspelt backend or embedder is an error naming the known ones now, not on the
+        first night with work (nor every night, from a schedule). Kept out of loading, which
+        would import the embedders for every command."""
+        from skillopt_core.backends import known_spec
+
+        for spec in (self.backends.optimizer, self.backends.target, self.backends.judge):
+            if spec:
+                known_spec(spec)
+        if self.mine.embedder != "auto":  # the default needs no check (nor the embedders)
+            from skillopt_sleep.mine.embed import EMBEDDERS, embedder_names
+
+            if self.mine.embedder not in embedder_names():
+                EMBEDDERS.get(self.mine.embedder)  # raises, naming the known ones
+
 
 @dataclass
 class _Layer:

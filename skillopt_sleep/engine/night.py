@@ -114,20 +114,6 @@ def _discard_unfinished(state: ProjectState, index: Any) -> list[str]:
     return removed
 
 
-def _check_names(config: SleepConfig) -> None:
-    from skillopt_core.backends import known_spec
-
-    backends = config.backends
-    for spec in (backends.optimizer, backends.target, backends.judge):
-        if spec:
-            known_spec(spec)
-    if config.mine.embedder != "auto":  # the default needs no check (nor the embedders' import)
-        from skillopt_sleep.mine.embed import EMBEDDERS, embedder_names
-
-        if config.mine.embedder not in embedder_names():
-            EMBEDDERS.get(config.mine.embedder)  # raises, naming the known ones
-
-
 def _group_by_target(
     selection: Selection, routes: Mapping[str, Any]
 ) -> dict[Path, tuple[Any, Selection]]:
@@ -198,7 +184,7 @@ class _Night:
 
         state, config = self.state, self.config
         # a misspelt backend or embedder fails tonight, not on the first night with work
-        _check_names(config)
+        config.check_names()
         self.recovered = [r.message for r in transaction.recover(state)]
         if not self.dry_run:  # housekeeping, unsaid like pruning; a dry run removes no folder
             state.remove_unfinished_nights(self.night_id)
