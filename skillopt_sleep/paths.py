@@ -22,9 +22,11 @@ PRIVATE_FILE_MODE = 0o600
 
 
 def state_dir() -> Path:
+    """``$SKILLOPT_SLEEP_HOME`` (absolute: a relative one named another folder once a schedule's
+    shell ran from elsewhere, so its log and its state parted), else the platform's state dir."""
     override = os.environ.get("SKILLOPT_SLEEP_HOME")
     if override:
-        return Path(override).expanduser()
+        return Path(override).expanduser().absolute()
     import platformdirs
 
     return Path(platformdirs.user_state_dir("skillopt-sleep", appauthor=False))

@@ -61,7 +61,7 @@ class BackendsSection(_Section):
 
 class NightSection(_Section):
     sources: list[str] = Field(default_factory=lambda: ["claude", "codex", "copilot"])
-    since: str = "30d"  # how far back the first night looks
+    since: str = "30d"  # how far back before the first night the nights read (gather.window)
     max_tasks: int = Field(24, ge=1)
     samples: int = Field(2, ge=1)  # K replays per task
     min_val_tasks: int = Field(2, ge=1)

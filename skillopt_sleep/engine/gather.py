@@ -7,11 +7,17 @@ uncommitted: the night commits it last, once its report is saved, so a killed ni
 its sessions. :func:`mine` turns the stream into the miner's result (families, tasks, recall),
 storing the candidates in the archive, which de-duplicates those a killed night already stored.
 Both report progress as ``(stage, done, total)``; neither prints.
+
+How far back a night reads is fixed by the first night: ``night.since`` before it (:func:`window`).
+A later night reads what is new since the last, never older sessions the first night's window
+left unread (it used to read the whole history on the second night); widening ``night.since``
+later reaches further back, once.
 """
 
 from __future__ import annotations
 
 import contextlib
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from skillopt_sleep.engine.config import SleepConfig
@@ -22,15 +28,34 @@ if TYPE_CHECKING:
     from skillopt_sleep.mine.candidates import CandidateStream
 
 
+def window(state: ProjectState, config: SleepConfig, now: datetime) -> timedelta | None:
+    """How far back from ``now`` tonight's harvest reads: to ``night.since`` before the first
+    night (None: no limit). A history whose first line names no time counts as none."""
+    from skillopt_sleep.engine.state import read_lines
+    from skillopt_sleep.harvest import parse_since
+
+    since = parse_since(config.night.since)
+    if since is None:
+        return None
+    nights = read_lines(state.history_path, skip_bad=True)
+    try:
+        first = datetime.fromisoformat(str(nights[0].get("started_at"))) if nights else None
+    except ValueError:
+        first = None
+    if first is None or first.tzinfo is None or first > now:
+        return since
+    return since + (now - first)
+
+
 def harvest(
     state: ProjectState,
     config: SleepConfig,
-    first_night: bool,
+    since: timedelta | None,
     stack: contextlib.ExitStack,
     progress: Progress,
 ) -> tuple[CandidateStream, Any]:
-    """The candidates of the sessions new since the last committed night, taken from each
-    session as the harvest streams it (``progress("harvest", files read, files to read)``). The
+    """The candidates of the sessions new since the last committed night and within ``since``
+    (:func:`window`), taken from each session as the harvest streams it (``progress("harvest", files read, files to read)``). The
     index stays open on ``stack``, locked against a concurrent ``harvest --commit``, and
     uncommitted until the night is saved; a failed harvest rolls it back."""
     from skillopt_sleep.harvest import HarvestRun, open_index
@@ -46,7 +71,6 @@ def harvest(
         progress("harvest", sum(d for d, _ in files.values()), sum(t for _, t in files.values()))
 
     try:
-        since = config.night.since if first_night else None
         for session in HarvestRun(
             state.project, config.night.sources, since, index, homes=config.homes, progress=tick
         ):

@@ -114,6 +114,20 @@ def _discard_unfinished(state: ProjectState, index: Any) -> list[str]:
     return removed
 
 
+def _nothing_new(config: SleepConfig, first_night: bool) -> str:
+    """Why a night found no session: nights read only ``night.since`` back from the first one,
+    so older transcripts (or none from these harnesses at all) looked like "nothing new since
+    the last night" on a night that had no last night, and without the way to a wider window."""
+    if not first_night:
+        return "no new sessions since the last night"
+    sources = ", ".join(config.night.sources)
+    return (
+        f"no session of this project in the last {config.night.since} ({sources}): nights "
+        f"read back to that long before the first one (night.since); for older ones, set since "
+        f"under [night] in the config, or run with SKILLOPT_SLEEP_NIGHT_SINCE=120d"
+    )
+
+
 def _group_by_target(
     selection: Selection, routes: Mapping[str, Any]
 ) -> dict[Path, tuple[Any, Selection]]:
@@ -191,7 +205,8 @@ class _Night:
         state.rotate_night_log()
         first_night = not state.history_path.exists()
         self.tick("harvest", 0, 1)
-        harvested, index = gather.harvest(state, config, first_night, stack, self.tick)
+        since = gather.window(state, config, self.started)
+        harvested, index = gather.harvest(state, config, since, stack, self.tick)
         if not self.dry_run:
             _discard_unfinished(state, index)
         self._lap("harvest")
@@ -201,7 +216,7 @@ class _Night:
                 self._basics(0, None),
                 None,
                 "nothing new",
-                "no new sessions since the last night",
+                _nothing_new(config, first_night),
                 self.timings,
                 history=reporting.history(state),
             )

@@ -147,3 +147,32 @@ def test_a_night_turned_away_by_the_lock_removes_nothing(world: World) -> None:
         with pytest.raises(BusyError):
             _night(world, world.webapp)
     assert _folders(state) == {"20261127-031700": False}
+
+
+def test_a_first_night_outside_its_window_says_how_to_widen_it(world: World) -> None:
+    """It said "no new sessions since the last night" on a first night, when there was no last
+    night and the sessions were only older than night.since."""
+    config = load_config(world.webapp, world.overrides(**{"night.since": "1h"}))
+    first = run_night(world.webapp, config, home=world.home)
+    assert first.outcome == "nothing new" and "since the last night" not in first.message
+    assert "in the last 1h" in first.message and "SKILLOPT_SLEEP_NIGHT_SINCE=" in first.message
+    again = run_night(world.webapp, config, home=world.home, dry_run=True)
+    assert (again.outcome, again.message) == ("nothing new", "no new sessions since the last night")
+
+
+def test_later_nights_read_no_further_back_than_the_first_unless_the_window_widens(
+    world: World,
+) -> None:
+    """The first night's window (night.since) held only for the first night: the second read
+    the whole history it had left unread, months of sessions at once."""
+    old = (datetime.now(timezone.utc) - timedelta(days=60)).timestamp()
+    for path in world.home.rglob("*"):
+        if path.is_file():
+            os.utime(path, (old, old))
+    month = load_config(world.webapp, world.overrides(**{"night.since": "30d"}))
+    for _ in range(2):
+        quiet = run_night(world.webapp, month, home=world.home)
+        assert (quiet.outcome, quiet.sessions) == ("nothing new", 0)
+    wider = load_config(world.webapp, world.overrides(**{"night.since": "120d"}))
+    report = run_night(world.webapp, wider, home=world.home, dry_run=True)
+    assert report.sessions > 0  # widening the window reaches the older sessions after all

@@ -330,3 +330,20 @@ def test_status_text_shows_a_damaged_schedule_record(
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("schedule:"))
     assert "not scheduled" not in line
     assert "schedule.json is damaged" in line
+
+
+def test_a_relative_state_dir_is_one_folder_for_the_log_and_the_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The entry exported it resolved but created and appended to its log relative to the shell's
+    own folder, so the log and the state parted."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SKILLOPT_SLEEP_HOME", "relative/state")
+    project = tmp_path / "proj"
+    project.mkdir()
+    entry = build_entry(project, DailyTime(3, 17), environ={"PATH": "/usr/bin"})
+    home = str(tmp_path / "relative" / "state")
+    assert entry.env["SKILLOPT_SLEEP_HOME"] == home
+    assert entry.log.startswith(home + os.sep) and entry.state_dir.startswith(home)
+    words = shlex.split(cron.cron_line(entry).split(" ", 5)[5])
+    assert words[words.index("mkdir") + 2].startswith(home)
