@@ -274,7 +274,10 @@ def _read_toml(path: Path) -> _Layer | None:
     try:
         data = tomllib.loads(_utf8(path, raw))
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+        raise ConfigError(
+            f"{path} is not valid TOML: {exc}",
+            hint=f"correct that line of {path} (or move the file aside to use the defaults)",
+        ) from None
     _check_shape(data, str(path))
     sources = {f"{s}.{k}": str(path) for s, table in data.items() for k in table}
     return _Layer({s: dict(t) for s, t in data.items()}, sources)

@@ -32,7 +32,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from skillopt_core.errors import StorageError
+from skillopt_core.errors import StorageError, UsageError
 from skillopt_sleep.engine.state import (
     ProjectState,
     make_private_dir,
@@ -208,6 +208,27 @@ def damaged_note(directory: Path) -> str:
         f"proposal {directory.name} cannot be read (its manifest.json is damaged): "
         f"move {directory} aside; nothing else uses it"
     )
+
+
+# What to do instead, by the state a named proposal is in (adopt and reject need "pending").
+_INSTEAD = {
+    "adopted": "it is live: `skillopt-sleep rollback {id}` puts the files back as they were",
+    "rejected": "its edits are in the rejected buffer; the next night stages a new proposal",
+    "rolled back": "the next night stages a new proposal from the files as they are now",
+    "superseded": "a later adopt changed its files; the next night stages a new proposal",
+}
+
+
+def require_pending(directory: Path, manifest: dict[str, Any]) -> None:
+    """A UsageError, with what to do instead, unless the proposal is pending (adopt, reject)."""
+    state = manifest.get("state")
+    if state != "pending":
+        raise UsageError(
+            f"proposal {directory.name} is {state}, not pending",
+            hint=_INSTEAD.get(str(state), "`skillopt-sleep proposals` lists them all").format(
+                id=directory.name
+            ),
+        )
 
 
 def set_state(directory: Path, new_state: str, **extra: Any) -> None:

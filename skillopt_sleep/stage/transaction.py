@@ -45,7 +45,13 @@ from skillopt_sleep.engine.state import (
 )
 from skillopt_sleep.stage import backup_store, retention
 from skillopt_sleep.stage._live import adopted_over, changed_since_adopt, drifted, read_live
-from skillopt_sleep.stage.proposal import link_note, load_manifest, readable_manifest, set_state
+from skillopt_sleep.stage.proposal import (
+    link_note,
+    load_manifest,
+    readable_manifest,
+    require_pending,
+    set_state,
+)
 
 _TEMP_PART = re.compile(r"[a-z0-9_]{8}")  # the random part of a tempfile.mkstemp name
 FINISHED = {"adopt": "adopted", "rollback": "rolled back"}  # the manifest state each one ends in
@@ -274,8 +280,7 @@ def adopt(
     """Replace the live files with the proposal. ``home`` holds the user's skill roots."""
     directory = find_proposal(state, proposal, "pending")
     manifest = load_manifest(directory)
-    if manifest.get("state") != "pending":
-        raise UsageError(f"proposal {directory.name} is {manifest.get('state')}, not pending")
+    require_pending(directory, manifest)
     if not force:
         _refuse_outside(state, manifest["files"], home or Path.home())
     changed = drifted(directory)
@@ -370,8 +375,7 @@ def _keep_changed(backup: Path, files: list[dict[str, Any]], changed: list[str])
 def reject(state: ProjectState, proposal: str | None = None) -> tuple[str, dict[str, Any]]:
     directory = find_proposal(state, proposal, "pending")
     manifest = load_manifest(directory)
-    if manifest.get("state") != "pending":
-        raise UsageError(f"proposal {directory.name} is {manifest.get('state')}, not pending")
+    require_pending(directory, manifest)
     set_state(directory, "rejected", rejected_at=_now())
     append_line(
         state.journal_path,

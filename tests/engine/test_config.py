@@ -71,6 +71,18 @@ def test_bad_project_config_is_a_usage_error(tmp_path: Path, text: str, needle: 
     assert caught.value.exit_code == EXIT_USAGE
 
 
+def test_a_config_that_is_not_toml_says_where_and_what_to_do(tmp_path: Path) -> None:
+    """It gave the parser's message alone, with no fix line."""
+    path = tmp_path / ".skillopt-sleep" / "config.toml"
+    _write(path, "[night\n")
+    with pytest.raises(ConfigError, match="not valid TOML") as caught:
+        load_config(tmp_path, environ={})
+    assert (
+        caught.value.hint
+        == f"correct that line of {path} (or move the file aside to use the defaults)"
+    )
+
+
 def test_env_and_flags_are_converted_by_type(tmp_path: Path) -> None:
     config = load_config(
         tmp_path,
