@@ -14,7 +14,13 @@ from typing import Any
 
 import typer
 
-from skillopt_core.cli_errors import fail, reports_errors, run_cli, tolerate_narrow_terminals
+from skillopt_core.cli_errors import (
+    fail,
+    reports_errors,
+    run_app,
+    run_cli,
+    tolerate_narrow_terminals,
+)
 from skillopt_core.errors import TRAIN_EXIT_CODES_HELP, UsageError
 
 app = typer.Typer(
@@ -270,4 +276,4 @@ def evaluate(
 
 def main() -> None:
     tolerate_narrow_terminals()
-    run_cli(app)
+    run_cli(lambda: run_app(app))

@@ -62,6 +62,31 @@ def reports_errors(command: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def run_app(app: typer.Typer) -> None:
+    """Run ``app``, with click's own errors (an unknown option, a value of the wrong type, a
+    missing argument) printed like every other failure: ``error:`` and a ``fix:`` naming the
+    command's ``--help``, never a box; exit 2 as click exits. Nothing else changes: a command's
+    ``typer.Exit`` keeps its code, and no arguments still print the help."""
+    from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
+
+    try:
+        code = app(standalone_mode=False)
+    except NoArgsIsHelpError as exc:  # its help was printed already
+        raise SystemExit(exc.exit_code) from None
+    except UsageError as exc:
+        where = exc.ctx.command_path if exc.ctx is not None else "the command"
+        print_error(exc.format_message(), hint=f"see `{where} --help`")
+        raise SystemExit(exc.exit_code) from None
+    except ClickException as exc:
+        print_error(exc.format_message())
+        raise SystemExit(exc.exit_code) from None
+    except typer.Abort:
+        print_error("aborted")
+        raise SystemExit(EXIT_ERROR) from None
+    # without standalone mode click returns an Exit's code, or what the command returned (None)
+    raise SystemExit(code if isinstance(code, int) and not isinstance(code, bool) else 0)
+
+
 # What a write to standard output fails with when the reader or the disk is gone (EPIPE: the
 # reader closed the pipe, as `| head` does; the others: a full disk or quota, a dead device).
 _OUTPUT_ERRNOS = {errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}

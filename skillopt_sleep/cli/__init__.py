@@ -57,7 +57,9 @@ def _dispatch() -> None:
 
         if run_plain(sys.argv[2:]):
             return
-    _assembled()()
+    from skillopt_core.cli_errors import run_app
+
+    run_app(_assembled())
 
 
 __all__ = ["app", "main"]
