@@ -52,7 +52,10 @@ def harvest_command(
     since: str | None = SINCE,
     as_json: bool = typer.Option(False, "--json", help="Print the sessions as JSON on stdout."),
     output: Path | None = typer.Option(
-        None, "--output", "-o", help="Write the sessions as JSON to this file."
+        None,
+        "--output",
+        "-o",
+        help="Write the sessions as JSON to this file (its missing folders are made).",
     ),
     claude_home: Path | None = CLAUDE_HOME,
     codex_home: Path | None = CODEX_HOME,
@@ -101,7 +104,8 @@ def _check(source: list[str], since: str | None) -> list[str]:
     unknown = [s for s in names if s not in SOURCE_CHOICES]
     if unknown or not names:
         raise typer.BadParameter(
-            f"unknown source {(unknown or [''])[0]!r}; choose from {', '.join(SOURCE_CHOICES)}"
+            f"unknown source {(unknown or [''])[0]!r}; choose from {', '.join(SOURCE_CHOICES)}",
+            param_hint="'--source' / '-s'",
         )
     checked_since(since)
     return names

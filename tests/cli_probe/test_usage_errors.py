@@ -47,3 +47,10 @@ def test_the_core_cli_too_and_help_and_version_are_unchanged() -> None:
     assert shown.returncode == 0 and "Usage: skillopt-sleep run" in shown.stdout
     bare = _run("skillopt_sleep")  # no arguments: the help, as before
     assert bare.returncode == 2 and "Usage: skillopt-sleep" in bare.stdout + bare.stderr
+
+
+def test_an_unknown_harvest_source_names_the_option() -> None:
+    """It said "Invalid value: unknown source 'nosuch'", naming no option."""
+    done = _run("skillopt_sleep", "harvest", "--source", "nosuch")
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: Invalid value for '--source' / '-s': unknown source")
