@@ -33,8 +33,9 @@ def _assembled() -> typer.Typer:
     """The application with every command registered."""
     for module in _COMMAND_MODULES:
         importlib.import_module(f"skillopt_sleep.cli.{module}")
-    from skillopt_sleep.cli._app import app
+    from skillopt_sleep.cli._app import app, unwrap_help
 
+    unwrap_help(app)
     return app
 
 

@@ -54,3 +54,17 @@ def test_an_unknown_harvest_source_names_the_option() -> None:
     done = _run("skillopt_sleep", "harvest", "--source", "nosuch")
     assert done.returncode == 2
     assert done.stderr.startswith("error: Invalid value for '--source' / '-s': unknown source")
+
+
+def test_help_paragraphs_flow_at_any_width() -> None:
+    """Typer kept the docstring's source line breaks in every paragraph but the first: at 70
+    columns `report --help` broke "its" from "state now" mid-line."""
+    from typer.testing import CliRunner
+
+    from skillopt_sleep.cli import app
+
+    wide = CliRunner().invoke(app, ["report", "--help"], env={"COLUMNS": "200"}).output
+    assert "which proposal that is, its state now, and what the latest night did" in wide
+    narrow = CliRunner().invoke(app, ["report", "--help"], env={"COLUMNS": "70"}).output
+    lines = [line.strip() for line in narrow.splitlines()]
+    assert "proposal that is, its" not in lines  # a ragged line ending where the source did
