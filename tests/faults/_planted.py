@@ -10,6 +10,7 @@ password that is only a secret inside its URL.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,18 @@ PATH_SAFE = {
     if k not in IN_CONTEXT and "/" not in v and "." not in v and "+" not in v
 }
 ALL = " ".join(IN_CONTEXT.get(k, "{v}").format(v=v) for k, v in SECRETS.items())
+
+
+def everything_under(root: Path) -> list[tuple[str, bytes]]:
+    """Every folder and file under ``root``, as (where, what to search): a file's path and bytes,
+    a folder's path (names are stored data too)."""
+    found = []
+    for folder, _, files in os.walk(root):
+        found.append((folder, folder.encode()))
+        for name in files:
+            path = Path(folder, name)
+            found.append((str(path), str(path).encode() + b"\n" + path.read_bytes()))
+    return found
 
 
 def _escaped(line: str) -> str:

@@ -4,28 +4,17 @@ directory (SQLite files, journals, locks, file names), the miner's archive and i
 from __future__ import annotations
 
 import json
-import os
 import stat
 from pathlib import Path
 
 import pytest
 
 from faults._cli import home_args, sleep_cli
-from faults._planted import PATH_SAFE, PROJECT, SECRETS, plant
+from faults._planted import PATH_SAFE, PROJECT, SECRETS, everything_under, plant
 
 
 def _escaped(secret: str) -> bytes:
     return f"\\u{ord(secret[0]):04x}{secret[1:]}".encode()
-
-
-def _everything_under(root: Path) -> list[tuple[str, bytes]]:
-    found = []
-    for folder, _, files in os.walk(root):
-        found.append((folder, folder.encode()))
-        for name in files:
-            path = Path(folder, name)
-            found.append((str(path), str(path).encode() + b"\n" + path.read_bytes()))
-    return found
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +38,8 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     places: list[tuple[str, bytes]] = []
     for number, result in enumerate(runs):
         places += [(f"run {number} stdout", result.stdout), (f"run {number} stderr", result.stderr)]
-    places += _everything_under(state) + _everything_under(root / "state-home")
-    places += _everything_under(out.parent)
+    places += everything_under(state) + everything_under(root / "state-home")
+    places += everything_under(out.parent)
     return {"places": places, "sessions": json.loads(out.read_text()), "state": state, "root": root}
 
 

@@ -37,6 +37,7 @@ from redaction._secrets import PASSWORDS, PEM, TOKENS
 from typer.testing import CliRunner
 
 import faults._planted as planted
+from faults._planted import everything_under
 from skillopt_sleep.cli import app
 from skillopt_sleep.harvest.claude import slug
 from tests import _guard
@@ -295,17 +296,7 @@ def _experiment(root: Path, mp: pytest.MonkeyPatch) -> list[tuple[str, bytes]]:
         ("experiment summary", "\n".join(summary_lines(result)).encode()),
         ("experiment json", json.dumps(result_json(result), default=str).encode()),
     ]
-    return places + _everything_under(keep / "state")
-
-
-def _everything_under(root: Path) -> list[tuple[str, bytes]]:
-    found = []
-    for folder, _, files in os.walk(root):
-        found.append((folder, folder.encode()))
-        for name in files:
-            path = Path(folder, name)
-            found.append((str(path), str(path).encode() + b"\n" + path.read_bytes()))
-    return found
+    return places + everything_under(keep / "state")
 
 
 @pytest.fixture(scope="module")
@@ -374,7 +365,7 @@ def night(
             assert _invoke(places, "rollback", "rollback", *p)[0] == 6
             assert _invoke(places, "rollback --force", "rollback", *p, "--force", "--json")[0] == 0
             assert _invoke(places, "second night", "run", *p)[0] == 0
-            places += _everything_under(state) + _everything_under(world.root / "dev")
+            places += everything_under(state) + everything_under(world.root / "dev")
             experiment = _experiment(root, mp)
             places += experiment
         yield {

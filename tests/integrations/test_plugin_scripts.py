@@ -49,12 +49,14 @@ def test_launcher_runs_the_recorded_engine(tmp_path: Path) -> None:
     assert json.loads(done.stdout)["project"] == str(project.resolve())
 
 
-def test_launcher_without_any_engine_says_how_to_install(tmp_path: Path) -> None:
+def _launch_without_engine(tmp_path: Path, kind: str) -> subprocess.CompletedProcess[str]:
+    """The launcher run by the system python3 (no site-packages, no engine on PATH); skipped
+    where there is none or where it has the engine installed."""
     system = Path("/usr/bin/python3")
     if not system.exists():
         pytest.skip("no system python3 to run the launcher without the engine")
     done = subprocess.run(
-        [str(system), "-S", str(PLUGIN / "scripts" / "engine.py"), "status"],
+        [str(system), "-S", str(PLUGIN / "scripts" / "engine.py"), kind],
         env={**_env(tmp_path), "PATH": "/nonexistent"},
         cwd=str(tmp_path),
         capture_output=True,
@@ -64,6 +66,11 @@ def test_launcher_without_any_engine_says_how_to_install(tmp_path: Path) -> None
     )
     if done.returncode == 0:
         pytest.skip("the system python3 has the engine installed")
+    return done
+
+
+def test_launcher_without_any_engine_says_how_to_install(tmp_path: Path) -> None:
+    done = _launch_without_engine(tmp_path, "status")
     assert done.returncode == 1 and "not on PyPI" in done.stderr and "pip install" in done.stderr
 
 
@@ -182,9 +189,6 @@ def test_launcher_given_a_damaged_or_unrunnable_engine_json_says_so_without_a_tr
     """``engine.json`` that is JSON but not the object install writes, or that names a file
     which cannot run: the launcher (the plugin's MCP server command) ended in an AttributeError
     or PermissionError traceback."""
-    system = Path("/usr/bin/python3")
-    if not system.exists():
-        pytest.skip("no system python3 to run the launcher without the engine")
     pointer = tmp_path / "state" / "install" / "engine.json"
     pointer.parent.mkdir(parents=True)
     if recorded == "unrunnable":
@@ -192,16 +196,6 @@ def test_launcher_given_a_damaged_or_unrunnable_engine_json_says_so_without_a_tr
         plain.write_text("")
         recorded = json.dumps({"cli": [str(plain)], "mcp": [str(plain)]})
     pointer.write_text(recorded)
-    done = subprocess.run(
-        [str(system), "-S", str(PLUGIN / "scripts" / "engine.py"), "mcp"],
-        env={**_env(tmp_path), "PATH": "/nonexistent"},
-        cwd=str(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    if done.returncode == 0:
-        pytest.skip("the system python3 has the engine installed")
+    done = _launch_without_engine(tmp_path, "mcp")
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "skillopt-sleep" in done.stderr.lower()

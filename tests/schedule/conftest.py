@@ -6,6 +6,7 @@ keeping its table in a temp file."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -29,6 +30,16 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def fake_crontab(fake_scheduler: StandIns) -> Path:
     """The file holding the fake ``crontab``'s table (absent: "no crontab for tester")."""
     return fake_scheduler.crontab
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Path:
+    """A venv's python that can be moved away: a script running this interpreter."""
+    python = tmp_path / "old venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
+    python.chmod(0o755)
+    return python
 
 
 @dataclass

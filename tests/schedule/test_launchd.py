@@ -89,15 +89,6 @@ def test_a_refused_bootstrap_is_an_error(project: Path, tmp_path: Path) -> None:
         install_schedule(project, "03:17", host=host("darwin", fake, tmp_path))
 
 
-def _engine(tmp_path: Path) -> Path:
-    """A venv's python that can be moved away: a script running this interpreter."""
-    python = tmp_path / "old venv" / "bin" / "python"
-    python.parent.mkdir(parents=True)
-    python.write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
-    python.chmod(0o755)
-    return python
-
-
 def _launchd_runs(plist: Path) -> subprocess.CompletedProcess[str]:
     """What launchd runs for the agent: its ProgramArguments, with launchd's bare PATH, from /."""
     data = plistlib.loads(plist.read_bytes())
@@ -115,11 +106,10 @@ def _launchd_runs(plist: Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.skipif(not Path("/bin/sh").exists(), reason="runs the agent's /bin/sh command")
 def test_the_agent_runs_a_night_and_says_in_its_log_when_engine_or_project_is_gone(
-    project: Path, tmp_path: Path
+    project: Path, engine: Path, tmp_path: Path
 ) -> None:
     """It named the engine directly: a moved venv was launchd's silent spawn failure, and a
     renamed project (its WorkingDirectory) stopped the job before anything could write a line."""
-    engine = _engine(tmp_path)
     profile = ["--backend", "mock", "--embedder", "tfidf"]
     record = install_schedule(
         project, "03:17", profile, host=host("darwin", FakeOS(), tmp_path / "home"),

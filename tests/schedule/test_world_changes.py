@@ -34,16 +34,6 @@ def _cli(*args: str) -> Any:
 
 
 @pytest.fixture
-def engine(tmp_path: Path) -> Path:
-    """A venv's python that can be moved away: a script running this interpreter."""
-    python = tmp_path / "old venv" / "bin" / "python"
-    python.parent.mkdir(parents=True)
-    python.write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
-    python.chmod(0o755)
-    return python
-
-
-@pytest.fixture
 def scheduled(project: Path, engine: Path, tmp_path: Path) -> Path:
     install_schedule(
         project,
