@@ -33,7 +33,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client
-from redaction._secrets import PASSWORDS, PEM, TOKENS
+from redaction._secrets import PASSWORDS, PEM, TOKENS, random_token
 from typer.testing import CliRunner
 
 import faults._planted as planted
@@ -49,14 +49,7 @@ _HEX = "0123456789abcdef"
 
 
 def _rand(n: int, alphabet: str = _B62) -> str:
-    while True:
-        s = "".join(_RNG.choice(alphabet) for _ in range(n))
-        if alphabet != _B62 or (
-            any(c.isupper() for c in s)
-            and any(c.islower() for c in s)
-            and any(c.isdigit() for c in s)
-        ):
-            return s
+    return random_token(n, alphabet, _RNG)
 
 
 # Token kinds the shared corpus leaves out.

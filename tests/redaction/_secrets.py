@@ -9,9 +9,11 @@ _RNG = random.Random(20260707)
 _B62 = string.ascii_letters + string.digits
 
 
-def _rand(n: int, alphabet: str = _B62) -> str:
+def random_token(n: int, alphabet: str = _B62, rng: random.Random = _RNG) -> str:
+    """``n`` characters of ``alphabet``; from the letters and digits, at least one of each kind
+    (as token rules that want mixed case expect)."""
     while True:
-        s = "".join(_RNG.choice(alphabet) for _ in range(n))
+        s = "".join(rng.choice(alphabet) for _ in range(n))
         if alphabet != _B62 or (
             any(c.isupper() for c in s)
             and any(c.islower() for c in s)
@@ -21,51 +23,51 @@ def _rand(n: int, alphabet: str = _B62) -> str:
 
 
 def _b64url(n: int) -> str:
-    return _rand(n, _B62 + "-_")
+    return random_token(n, _B62 + "-_")
 
 
 JWT = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9." + "eyJzdWIiOiIxMjM0NTY3ODkwIn0." + _b64url(43)
 PEM = (
     "-----BEGIN RSA PRIVATE KEY-----\n"
-    + "\n".join(_rand(64, _B62 + "+/") for _ in range(4))
+    + "\n".join(random_token(64, _B62 + "+/") for _ in range(4))
     + "\n-----END RSA PRIVATE KEY-----"
 )
 
 # Token formats recognisable on their own, wherever they appear. kind -> secret.
 TOKENS: dict[str, str] = {
     "openai-key": "sk-proj-" + _b64url(48),
-    "openai-legacy": "sk-" + _rand(48),
+    "openai-legacy": "sk-" + random_token(48),
     "anthropic-key": "sk-ant-api03-" + _b64url(93) + "AA",
-    "github-pat-classic": "ghp_" + _rand(36),
-    "github-oauth": "gho_" + _rand(36),
-    "github-server": "ghs_" + _rand(36),
-    "github-fine-grained": "github_pat_" + _rand(22) + "_" + _rand(59),
-    "aws-access-key-id": "AKIA" + _rand(16, string.ascii_uppercase + string.digits),
+    "github-pat-classic": "ghp_" + random_token(36),
+    "github-oauth": "gho_" + random_token(36),
+    "github-server": "ghs_" + random_token(36),
+    "github-fine-grained": "github_pat_" + random_token(22) + "_" + random_token(59),
+    "aws-access-key-id": "AKIA" + random_token(16, string.ascii_uppercase + string.digits),
     "google-api-key": "AIza" + _b64url(35),
     "slack-bot": "xoxb-"
-    + _rand(12, string.digits)
+    + random_token(12, string.digits)
     + "-"
-    + _rand(13, string.digits)
+    + random_token(13, string.digits)
     + "-"
-    + _rand(24),
-    "stripe-live": "sk_live_" + _rand(24),
-    "stripe-restricted": "rk_live_" + _rand(24),
+    + random_token(24),
+    "stripe-live": "sk_live_" + random_token(24),
+    "stripe-restricted": "rk_live_" + random_token(24),
     "jwt": JWT,
-    "high-entropy": _rand(40),
-    "aws-secret-access-key": _rand(40, _B62 + "+/"),
+    "high-entropy": random_token(40),
+    "aws-secret-access-key": random_token(40, _B62 + "+/"),
     "gitlab-pat": "glpat-" + _b64url(20),
     "gitlab-deploy": "gldt-" + _b64url(20),
-    "gitlab-trigger": "glptt-" + _rand(40, "0123456789abcdef"),
+    "gitlab-trigger": "glptt-" + random_token(40, "0123456789abcdef"),
     "gitlab-runner": "glrt-" + _b64url(20),
-    "huggingface-token": "hf_" + _rand(34, string.ascii_letters),
-    "npm-token": "npm_" + _rand(36),
+    "huggingface-token": "hf_" + random_token(34, string.ascii_letters),
+    "npm-token": "npm_" + random_token(36),
     "sendgrid-key": "SG." + _b64url(22) + "." + _b64url(43),
-    "twilio-key": "SK" + _rand(32, "0123456789abcdef"),
+    "twilio-key": "SK" + random_token(32, "0123456789abcdef"),
 }
 # Values that are only secret because of where they stand (assignment, header, URL).
 PASSWORDS: dict[str, str] = {
     "password": "Tr0ub4dor&3",
-    "short-hex-token": _rand(24, "0123456789abcdef"),
+    "short-hex-token": random_token(24, "0123456789abcdef"),
     "passphrase-ish": "blue-Horse-battery-7",
 }
 
