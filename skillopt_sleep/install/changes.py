@@ -3,8 +3,9 @@ JSON keys in :mod:`.edit_json`, marked text blocks in :mod:`.edit_block`.
 
 Rules shared by all: what is already as desired is a no-op; what we wrote earlier (hash in the
 manifest) is updated in place; anything else that is in the way is backed up first and reported,
-never silently overwritten. Undo removes only what still has the hash we recorded, restores a
-backup, and removes the directories and files it created when they are left empty.
+never silently overwritten, except a server the user registered under our name in a config,
+which is theirs and left alone. Undo removes only what still has the hash we recorded, restores
+a backup, and removes the directories and files it created when they are left empty.
 
 A new file, key or block is recorded in the manifest before it is written, so a kill in between
 leaves an entry uninstall acts on; an update keeps its old entry until the write is done (what is

@@ -4,7 +4,9 @@ Without the MCP server (``--no-mcp``) neither config is written, only the skill.
 
 Copilot CLI reads ``mcpServers`` entries (``type: local``, ``tools: ["*"]``); VS Code reads
 ``servers`` entries (``type: stdio``) and expands ``${workspaceFolder}``, which tells the server
-the project when a client declares no roots. Both name an absolute interpreter.
+the project when a client declares no roots. Both name an absolute interpreter. VS Code reads
+its file as JSONC while Copilot CLI parses its MCP configs as strict JSON, so only the VS Code
+file is read with comments and trailing commas (see :mod:`.edit_json`).
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ def specs(homes: Homes, *, mcp: bool = True, vscode_project: Path | None = None)
                 ("servers", SERVER_NAME),
                 vscode_entry(),
                 engine=shim_mcp()[0],
+                jsonc=True,
             )
         )
     return out

@@ -17,7 +17,7 @@ from skillopt_core.errors import SkillOptError
 from skillopt_sleep.install import _fs
 from skillopt_sleep.install._proc import VERSION_TIMEOUT_S, run_bounded
 from skillopt_sleep.install.edit_block import block_text, find_block, parse_error
-from skillopt_sleep.install.edit_json import dig
+from skillopt_sleep.install.edit_json import dig, load_config
 from skillopt_sleep.install.engine_command import (
     cli_argv,
     pointer,
@@ -295,10 +295,10 @@ def _recorded_problem(entry: Entry) -> tuple[Level, str, str] | None:
         return ("fail", exc.message, exc.hint)
     if entry.kind == "json-key":
         try:
-            data = json.loads(text)
-        except ValueError as exc:
-            return ("fail", f"{path} is not valid JSON ({exc})", f"fix it, then `{again}`")
-        value = dig(data, entry.key.split(".")) if isinstance(data, dict) else None
+            data, _ = load_config(path, lenient=True)  # VS Code's mcp.json may be JSONC
+        except InstallError as exc:
+            return ("fail", exc.message, f"fix it, then `{again}`")
+        value = dig(data, entry.key.split("."))
         if value is None:
             return ("warn", f"{entry.key} is gone from {path}", again)
         return None

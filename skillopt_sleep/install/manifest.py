@@ -5,22 +5,29 @@ uninstalling removes exactly what is recorded, and only while it still has the r
 file the user edited since is kept and reported). One entry per ``(harness, path, key)``.
 
 An install or uninstall holds the lock on the manifest's folder from its first read to its last
-save (:meth:`Manifest.locked`): two runs each saving their own copy would lose entries.
+save (:meth:`Manifest.locked`): two runs each saving their own copy would lose entries. The run
+that leaves no manifest behind (the last uninstall) also removes the lock file, while it still
+holds it, and then the folders left empty (``install/``, and the platform's state folder, never
+one ``SKILLOPT_SLEEP_HOME`` names); :func:`_hold` is why that cannot let two runs in at once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
+import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from skillopt_core.lock import exclusive
+from skillopt_core.errors import StorageError
+from skillopt_core.lock import DirectoryLocked, exclusive
 from skillopt_sleep.install.specs import InstallError
-from skillopt_sleep.paths import state_dir
+from skillopt_sleep.paths import private_dir, state_dir
 
 EntryKind = Literal["file", "json-key", "text-block", "command"]
 
@@ -66,6 +73,8 @@ class Manifest:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or install_dir() / "manifest.json"
         self.entries = _load(self.path)
+        # the platform's state folder is ours to remove once empty; SKILLOPT_SLEEP_HOME's is not
+        self.owns_state_dir = path is None and not os.environ.get("SKILLOPT_SLEEP_HOME")
 
     def find(self, harness: str, path: str, key: str = "") -> Entry | None:
         return next((e for e in self.entries if e.ident == (harness, path, key)), None)
@@ -104,13 +113,63 @@ class Manifest:
     @contextmanager
     def locked(self, what: str) -> Iterator[None]:
         """Hold the manifest's folder for the block, re-reading the entries under the lock; a
-        second run is turned away with :class:`~skillopt_core.lock.DirectoryLocked`."""
-        from skillopt_sleep.engine.state import make_private_dir
-
-        make_private_dir(self.path.parent)
-        with exclusive(self.path.parent, what):
+        second run is turned away with :class:`~skillopt_core.lock.DirectoryLocked`. A run that
+        leaves no manifest (the last uninstall) removes the lock and the folders it emptied."""
+        folder = self.path.parent
+        with _hold(folder, what):
             self.entries = _load(self.path)
             yield
+            if self.path.exists() or sys.platform == "win32":
+                return
+            with contextlib.suppress(OSError):  # not empty: someone else's file is there
+                if [p.name for p in folder.iterdir()] == [LOCK]:
+                    (folder / LOCK).unlink()  # still held: see _hold
+        for empty in (folder, folder.parent) if self.owns_state_dir else (folder,):
+            with contextlib.suppress(OSError):
+                empty.rmdir()
+
+
+LOCK = ".lock"  # skillopt_core.lock's file in the locked folder
+ATTEMPTS = 3
+
+
+@contextmanager
+def _hold(folder: Path, what: str) -> Iterator[None]:
+    """:func:`~skillopt_core.lock.exclusive` on ``folder``, safe against the last uninstall
+    removing the lock file and the folder.
+
+    That run unlinks ``.lock`` while still holding it, then removes the folder when empty. A run
+    that opened the old file just before may lock it once it is released, while a third run
+    creates a new ``.lock`` and locks that: two holders. So a lock is only ours while ``.lock``
+    is the file we locked, i.e. holds our pid (``exclusive`` writes it once locked; a pid is
+    unique among live processes); otherwise, or when the folder vanished under us, we start
+    again. Windows keeps its lock file (an open file cannot be removed), so needs no check."""
+    from skillopt_sleep.engine.state import storage_error
+
+    for _ in range(ATTEMPTS):
+        with ExitStack() as stack:
+            try:
+                private_dir(folder)
+                stack.enter_context(exclusive(folder, what))
+            except FileNotFoundError:
+                continue  # a folder removed between our mkdirs: try again
+            except StorageError as exc:
+                if isinstance(exc.__cause__, FileNotFoundError):
+                    continue  # removed between exclusive's mkdir and its open
+                raise
+            except OSError as exc:
+                raise storage_error("create the state directory", folder, exc) from None
+            if sys.platform == "win32" or _pid_in(folder / LOCK) == str(os.getpid()):
+                yield
+                return
+    raise DirectoryLocked(f"{folder} is being removed by another run; run the command again")
+
+
+def _pid_in(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").partition("\n")[0].strip()
+    except OSError:
+        return ""
 
 
 def _load(path: Path) -> list[Entry]:

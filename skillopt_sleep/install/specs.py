@@ -63,6 +63,7 @@ class JsonKeySpec:
     keys: tuple[str, ...]  # e.g. ("mcpServers", "skillopt_sleep")
     value: Any
     engine: str = ""
+    jsonc: bool = False  # the harness reads the file as JSONC (VS Code): comments, trailing commas
 
 
 @dataclass(frozen=True)
