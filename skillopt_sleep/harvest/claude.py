@@ -5,7 +5,8 @@ slug is the cwd with every non-alphanumeric character replaced by ``-``; it is l
 narrows the directories read and the recorded ``cwd`` decides the scope. A continued session
 (``--continue`` / ``--resume``) keeps its ``sessionId``: records are merged by it and repeated
 records de-duplicated by ``uuid``. Sub-agent files and ``isSidechain`` records are excluded unless
-``include_sidechains``.
+``include_sidechains``. Bash exit codes are recovered from the result (see ``_exit_code``);
+``gitBranch: "HEAD"`` (no repository, or a detached head) is no branch.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ _HARNESS_NOISE = ("<local-command-stdout>", "<local-command-stderr>", "<local-co
 _COMMAND_WRAPPER = ("<command-message>", "<command-name>")
 _COMMAND_TAG = re.compile(r"<command-(name|args)>(.*?)</command-\1>", re.DOTALL)
 _SLUG = re.compile(r"[^A-Za-z0-9]")
+_EXIT_CODE = re.compile(r"Exit code (-?\d+)\b")
 
 
 def slug(path: str) -> str:
@@ -133,7 +135,7 @@ class ClaudeSource(Source):
         if not meta.get("cwd"):
             state.set_meta("cwd", get("cwd"))
         branch = get("gitBranch")
-        if branch and branch != meta.get("git_branch"):
+        if branch and branch != "HEAD" and branch != meta.get("git_branch"):
             meta["git_branch"] = branch
         message = get("message")
         if not isinstance(message, dict):
@@ -145,7 +147,7 @@ class ClaudeSource(Source):
             return self._assistant(state, message, ts, key)
         if get("isMeta") or get("isCompactSummary") or get("isVisibleInTranscriptOnly"):
             return Feed.IGNORED
-        return self._user(state, message.get("content"), ts, key)
+        return self._user(state, message.get("content"), ts, key, get("toolUseResult"))
 
     @staticmethod
     def _assistant(
@@ -176,7 +178,9 @@ class ClaudeSource(Source):
         return Feed.USED
 
     @staticmethod
-    def _user(state: FileState, content: Any, ts: float | None, key: str | None) -> Feed:
+    def _user(
+        state: FileState, content: Any, ts: float | None, key: str | None, outcome: Any = None
+    ) -> Feed:
         if isinstance(content, str):  # a typed prompt: the common shape
             text = content.strip()
             if not text:
@@ -198,8 +202,9 @@ class ClaudeSource(Source):
                     part = f"{key}:{index}" if key else None
                     excerpt = _text_of(block.get("content"))
                     error = bool(block.get("is_error"))
+                    code = _exit_code(excerpt, error, outcome if len(blocks) == 1 else None)
                     state.add(
-                        result(ts, str(block.get("tool_use_id") or ""), excerpt, error, None, part)
+                        result(ts, str(block.get("tool_use_id") or ""), excerpt, error, code, part)
                     )
                     if excerpt.startswith(_INTERRUPTED):
                         state.add(interrupt(ts, f"{part}:i" if part else None))
@@ -215,6 +220,27 @@ class ClaudeSource(Source):
         elif not text.startswith(_HARNESS_NOISE):
             state.add_user(ts, _as_typed(text), key)
         return Feed.USED
+
+
+def _exit_code(excerpt: str, error: bool, outcome: Any) -> int | None:
+    """A shell command's exit code, which Claude Code records only as text.
+
+    A failed ``Bash`` call's result starts ``Exit code N``; a successful one carries no code, but
+    its ``toolUseResult`` (the record's, when the record holds this one result) is Bash's
+    ``{stdout, stderr, interrupted}``, so it exited 0 unless it was interrupted or still runs in
+    the background.
+    """
+    if error:
+        match = _EXIT_CODE.match(excerpt)
+        return int(match.group(1)) if match else None
+    if (
+        isinstance(outcome, dict)
+        and "stdout" in outcome
+        and outcome.get("interrupted") is False
+        and not outcome.get("backgroundTaskId")
+    ):
+        return 0
+    return None
 
 
 def _as_typed(text: str) -> str:

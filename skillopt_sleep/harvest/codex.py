@@ -6,7 +6,9 @@ current record shapes (``response_item`` messages and calls, ``event_msg`` ``ite
 ``user_message`` / ``agent_message`` / ``exec_command_end`` ones. Messages mirrored in both
 channels are kept once; injected developer, ``<environment_context>`` and AGENTS.md preambles are
 dropped. ``codex exec resume`` appends to the same rollout (same session id), so it stays one
-session.
+session. A sub-agent (``spawn_agent``) writes its own rollout whose ``session_meta`` names the
+parent thread; like Claude's sub-agent files it is a sidechain, excluded unless
+``include_sidechains``: its prompt was written by the model, not typed by the user.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ _INJECTED = (
     "<collaboration_mode",
     "<turn_aborted",
     "<user_shell_command",
+    "<subagent_notification",
     "# AGENTS.md instructions",
     "# Agents.md instructions",
 )
@@ -75,6 +78,16 @@ def _user_text(parts: list[str]) -> str:
     """The typed request, without the preambles Codex injects as user-role content."""
     kept = [p for p in parts if not p.lstrip().startswith(_INJECTED)]
     return "\n".join(kept).strip()
+
+
+def _is_subagent(meta: dict[str, Any]) -> bool:
+    """Whether a rollout's ``session_meta`` is a spawned sub-agent's (Codex 0.171:
+    ``thread_source: "subagent"``, ``source: {"subagent": ...}``); not ``parent_thread_id``
+    alone, which need not mean the model wrote the prompt."""
+    source = meta.get("source")
+    return meta.get("thread_source") == "subagent" or (
+        isinstance(source, dict) and "subagent" in source
+    )
 
 
 def _arguments(raw: Any) -> str:
@@ -160,6 +173,8 @@ class CodexSource(Source):
             return Feed.IGNORED
         if kind == "event_msg" and isinstance(payload, dict) and payload.get("type") not in _EVENTS:
             return Feed.IGNORED  # token counts, task markers, reasoning: most event lines
+        if state.extra.get("sidechain") and not config.include_sidechains:
+            return Feed.SIDECHAIN
         ts = parse_ts(record.get("timestamp"))
         if kind == "response_item" and isinstance(payload, dict):
             return self._item(state, payload, ts)
@@ -171,6 +186,10 @@ class CodexSource(Source):
             git = payload.get("git")
             if isinstance(git, dict):
                 state.set_meta("git_branch", git.get("branch"))
+            if _is_subagent(payload):  # its cwd still scopes it to its project
+                state.extra["sidechain"] = True
+                if not config.include_sidechains:
+                    return Feed.SIDECHAIN
             return Feed.USED
         if kind == "turn_context" and isinstance(payload, dict):
             state.set_meta("cwd", payload.get("cwd"))

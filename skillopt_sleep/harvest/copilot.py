@@ -15,6 +15,7 @@ hidden skill / inter-agent / autopilot prompts are not user requests.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,8 @@ _IGNORED_PREFIXES = ("session.", "permission.", "hook.", "subagent.", "mcp", "mo
 _NOT_TYPED = ("skill-", "agent-")  # ``user.message.source`` of injected prompts
 _TOOL_INPUT_FIELDS = ("command", "path", "file_path", "pattern", "query", "url", "prompt")
 _WORKSPACE_FILE = "workspace.yaml"
+# Copilot CLI 1.0 ends a shell result with this status line; ``shellExecution`` has the code.
+_SHELL_STATUS = re.compile(r"\n?<shellId: [^>\n]*>\s*\Z")
 
 
 def _tool_input(arguments: Any) -> str:
@@ -216,11 +219,14 @@ class CopilotCliSource(Source):
     ) -> Feed:
         shell = data.get("shellExecution")
         exit_code = shell.get("exitCode") if isinstance(shell, dict) else None
+        text = _result_text(data)
+        if isinstance(shell, dict):
+            text = _SHELL_STATUS.sub("", text)
         state.add(
             result(
                 ts,
                 str(data.get("toolCallId") or ""),
-                _result_text(data),
+                text,
                 data.get("success") is False,
                 exit_code if isinstance(exit_code, int) else None,
                 key,
