@@ -26,6 +26,7 @@ question typed after a pasted log is what the prompt asks.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -142,6 +143,8 @@ def seal(events: list[Event], start: int = 0, meta: dict[str, Any] | None = None
     texts: list[str] = []
     slots = _TEXT_SLOT
     for event in events[start:] if start else events:
+        if event[0] == CALL and event[4]:
+            event[4] = _tool_name(event[4])
         found = slots.get(event[0])
         if found is not None and event[found[0]]:
             slot, limit = found
@@ -173,6 +176,13 @@ def seal(events: list[Event], start: int = 0, meta: dict[str, Any] | None = None
         else:
             holder[slot] = _ends(text, cleaned[at], between)
             at += 1
+
+
+@functools.lru_cache(maxsize=4096)
+def _tool_name(name: str) -> str:
+    """A tool's name, redacted like any stored text (an MCP tool's name is whatever its server
+    chose); a history holds few distinct names, so each is redacted once."""
+    return redact(name)
 
 
 # A slice as long as the text or longer is the text itself: no copy for short texts.
