@@ -65,10 +65,21 @@ def usage(message: str, hint: str = "") -> UsageError:
     return UsageError(message, hint=hint)
 
 
+def in_place(path: Path) -> bool:
+    """A device or a pipe (``/dev/stdout``, a FIFO): appended to where it is, never renamed over
+    (a rename would replace ``/dev/stdout`` itself, and resolving it names no file for a pipe)."""
+    return path.absolute().parts[:2] == ("/", "dev") or (path.exists() and not path.is_file())
+
+
 def check_output_file(path: Path, flag: str) -> None:
     """Refuse, before any work, a file we could not write at the end of a long run."""
     if path.is_dir():
         raise usage(f"{flag} {path} is a folder", "name a file, e.g. result.json")
+    if in_place(path):
+        if not os.access(path, os.W_OK):
+            raise usage(f"{flag} {path} is not writable", "choose another path")
+        return
+    path = path.resolve()  # through a link: the file it names is the one written
     parent = path.parent
     if not parent.is_dir():
         raise usage(f"{flag} {path}: folder {parent} does not exist", "create it first")
@@ -78,9 +89,15 @@ def check_output_file(path: Path, flag: str) -> None:
 
 def write_whole(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder: a reader (or a
-    re-run) sees the old file or the new one, never half of one."""
+    re-run) sees the old file or the new one, never half of one. A link is written through (the
+    file it names is replaced, the link stays); a device or a pipe is appended to in place."""
     fd, temp = -1, ""
     try:
+        if in_place(path):
+            with path.open("a", encoding="utf-8") as sink:
+                sink.write(text)
+            return
+        path = path.resolve()
         fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         with contextlib.suppress(OSError):  # mkstemp's 0600 would hide a shared report
             os.chmod(temp, path.stat().st_mode & 0o777 if path.exists() else 0o644)

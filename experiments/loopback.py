@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.personas import PERSONAS, held_out, simulate
-from experiments.proof import ExperimentResult, ExperimentSpec, run
+from experiments.proof import ExperimentResult, ExperimentSpec, Progress, run
 from skillopt_core.backends._protocol import CompletionRequest
 from skillopt_core.backends.mock import HANDLERS, MockSettings
 from skillopt_core.markers import ENGINE_MARKER
@@ -100,7 +100,9 @@ def _loopback_unproxied() -> Iterator[None]:
                 os.environ[name] = value
 
 
-def run_loopback(spec: ExperimentSpec, keep: Path | None = None) -> ExperimentResult:
+def run_loopback(
+    spec: ExperimentSpec, keep: Path | None = None, progress: Progress | None = None
+) -> ExperimentResult:
     import skillopt_sleep.replay  # noqa: F401  (registers the replay world with the mock handlers)
 
     settings = MockSettings(seed=spec.seed, profile=spec.profile)
@@ -108,5 +110,5 @@ def run_loopback(spec: ExperimentSpec, keep: Path | None = None) -> ExperimentRe
     with _loopback_unproxied(), server as fake:
         options = f'{{profile = "{spec.profile}", base_url = "{fake.openai_base_url}", api_key = "loopback"}}'
         extra = {**spec.extra, "backends.target": TARGET, "backends.options": options}
-        result = run(replace(spec, extra=extra), keep=keep)
+        result = run(replace(spec, extra=extra), keep=keep, progress=progress)
     return replace(result, spec=replace(spec, extra={**spec.extra, "backends.target": TARGET}))

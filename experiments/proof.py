@@ -12,7 +12,7 @@ deltas from the night reports, calls and tokens from their ledgers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -115,6 +115,24 @@ class ExperimentResult:
         return self.improves and bool(self.harmful_rejected)
 
 
+@dataclass(frozen=True)
+class SoFar:
+    """What a run has shown so far: the baseline alone, one more night each time, then the
+    finished result."""
+
+    spec: ExperimentSpec
+    held_out_n: int
+    baseline: float
+    nights: tuple[NightRecord, ...]
+    edits: tuple[EditRecord, ...]
+    result: ExperimentResult | None = None
+
+
+Progress = Callable[[SoFar], None]
+"""Told after the baseline, after every night and at the end, so a command line can show each
+as it lands."""
+
+
 UNMETERED: Mapping[str, Any] = {"budget.max_calls": 0}
 """The held-out scorer's setting: it scores after every night, so a night's call budget (400)
 would stop a run of 8 nights or more (24 requests x 2 replays x 9 scorings)."""
@@ -165,7 +183,9 @@ def _edits(night: int, project: str, report: NightReport, persona: Any) -> list[
     ]
 
 
-def run(spec: ExperimentSpec, keep: Path | None = None) -> ExperimentResult:
+def run(
+    spec: ExperimentSpec, keep: Path | None = None, progress: Progress | None = None
+) -> ExperimentResult:
     persona = PERSONAS[spec.persona]
     sessions = simulate(persona, spec.train_days, spec.seed)
     requests = held_out(persona, spec.train_days, spec.held_out_days, spec.seed, sessions)
@@ -183,6 +203,13 @@ def run(spec: ExperimentSpec, keep: Path | None = None) -> ExperimentResult:
         baseline = score(live)
         nights: list[NightRecord] = []
         edits: list[EditRecord] = []
+
+        def tell(result: ExperimentResult | None = None) -> None:
+            if progress is not None:
+                n = len(baseline.per_request)
+                progress(SoFar(spec, n, baseline.mean, tuple(nights), tuple(edits), result))
+
+        tell()
         latest = baseline
         for night in range(1, spec.nights + 1):
             days = round(spec.train_days * night / spec.nights)
@@ -206,11 +233,12 @@ def run(spec: ExperimentSpec, keep: Path | None = None) -> ExperimentResult:
             latest = score(live)
             written = sum(1 for s in sessions if s.day < days)
             nights.append(NightRecord(night, days, written, outcomes, latest.mean, calls, tokens))
+            tell()
         ids = sorted(baseline.per_request)
         before = [baseline.per_request[i] for i in ids]
         after = [latest.per_request[i] for i in ids]
         mean, lo, hi = paired_bootstrap(before, after, seed=spec.seed)
-        return ExperimentResult(
+        result = ExperimentResult(
             spec=spec,
             baseline=baseline.mean,
             nights=tuple(nights),
@@ -224,3 +252,5 @@ def run(spec: ExperimentSpec, keep: Path | None = None) -> ExperimentResult:
             skills=_skills(world, live),
             held_out_calls=scorer.ledger.totals.calls,
         )
+        tell(result)
+        return result

@@ -19,8 +19,11 @@ from pathlib import Path
 from experiments._cli import check_output_file, guarded, usage, write_whole
 from experiments.ablations import ABLATIONS, ABOUT
 from experiments.personas import PERSONAS
-from experiments.proof import ExperimentResult, ExperimentSpec, run
-from experiments.render import result_json, summary_lines, transfer_lines
+from experiments.proof import ExperimentResult, ExperimentSpec, SoFar, run
+from experiments.render import progress_lines, result_json, transfer_lines
+from experiments.world import check_keep
+
+TRAIN_DAYS = ExperimentSpec().train_days
 
 EXAMPLES = """\
 examples:
@@ -57,7 +60,7 @@ def parser() -> argparse.ArgumentParser:
         "--nights",
         type=int,
         default=4,
-        help="nights over the 12 training days, 1 or more (default: 4)",
+        help=f"nights over the {TRAIN_DAYS} training days, 1 to {TRAIN_DAYS} (default: 4)",
     )
     p.add_argument(
         "--ablate",
@@ -109,8 +112,11 @@ def check(args: argparse.Namespace) -> None:
     """Refuse what would fail or mislead only after the run, before any work."""
     if args.seed < 0:
         raise usage(f"--seed must be 0 or more, not {args.seed}")
-    if args.nights < 1:
-        raise usage(f"--nights must be 1 or more, not {args.nights}")
+    if not 1 <= args.nights <= TRAIN_DAYS:
+        raise usage(
+            f"--nights must be 1 to {TRAIN_DAYS}, not {args.nights}",
+            f"a night needs a new training day to read ({TRAIN_DAYS} days are simulated)",
+        )
     if args.transfer:
         clash = [
             flag
@@ -129,6 +135,8 @@ def check(args: argparse.Namespace) -> None:
             )
     if args.json is not None:
         check_output_file(args.json, "--json")
+    if args.keep is not None:
+        check_keep(args.keep)
 
 
 def _spec(args: argparse.Namespace) -> ExperimentSpec:
@@ -141,17 +149,23 @@ def _spec(args: argparse.Namespace) -> ExperimentSpec:
     )
 
 
+def _show(so_far: SoFar) -> None:
+    """Print the run's lines as they become true, so a long run is never silent."""
+    print("\n".join(progress_lines(so_far)), flush=True)
+
+
 def run_cli(args: argparse.Namespace) -> list[ExperimentResult]:
+    """Run what the flags ask for; each run's head and nights are printed as they land."""
     spec = _spec(args)
     if args.backend == "openai-loopback":
         from experiments.loopback import run_loopback
 
-        return [run_loopback(spec, keep=args.keep)]
+        return [run_loopback(spec, keep=args.keep, progress=_show)]
     if args.transfer:
         from experiments.transfer import run_transfer
 
-        return list(run_transfer(spec))
-    return [run(spec, keep=args.keep)]
+        return list(run_transfer(spec, progress=_show))
+    return [run(spec, keep=args.keep, progress=_show)]
 
 
 def _proof_problems(result: ExperimentResult) -> list[str]:
@@ -168,11 +182,11 @@ def _proof_problems(result: ExperimentResult) -> list[str]:
     return problems
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, unfinished: list[Path]) -> int:
     check(args)
+    unfinished += [args.keep] if args.keep is not None else []
     results = run_cli(args)
-    for result in results:
-        print("\n".join(summary_lines(result)))
+    unfinished.clear()
     if args.transfer:
         print("\n".join(transfer_lines(*results)))
     if args.keep:
@@ -195,7 +209,16 @@ def _run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    return guarded(lambda: _run(args))
+    unfinished: list[Path] = []  # a --keep folder a stopped or failed run has begun to fill
+    code = guarded(lambda: _run(args, unfinished))
+    for world in unfinished:
+        if world.is_dir() and any(world.iterdir()):
+            print(
+                f"  note: the unfinished world is left in {world} (a run does not resume); "
+                "remove it or name another --keep to run again",
+                file=sys.stderr,
+            )
+    return code
 
 
 if __name__ == "__main__":

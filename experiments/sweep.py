@@ -23,11 +23,12 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from experiments._cli import EXIT_SIGTERM, guarded, usage
+from experiments._cli import guarded, usage
 from experiments.ablations import ABLATIONS
 from experiments.personas import PERSONAS
 from experiments.proof import ExperimentResult, ExperimentSpec
 from experiments.results_file import append_row, read_rows, rewrite
+from skillopt_core.interrupts import EXIT_SIGTERM
 
 FULL = "none"
 TRANSFER = ("transfer a->b", "trained on b")
@@ -210,7 +211,7 @@ def parser() -> argparse.ArgumentParser:
         default="0-4",
         help="seeds of the transfer runs (trained on a, trained on b), or none (default: 0-4)",
     )
-    p.add_argument("--nights", type=int, default=4, help="nights per run, 1 or more (default: 4)")
+    p.add_argument("--nights", type=int, default=4, help="nights per run, 1 to 12 (default: 4)")
     p.add_argument("--workers", type=int, default=1, help="runs at once, in processes (default: 1)")
     p.add_argument(
         "--out",
@@ -225,8 +226,12 @@ def parser() -> argparse.ArgumentParser:
 def _run(args: argparse.Namespace) -> int:
     if not args.seeds:
         raise usage("--seeds must name at least one seed (the full method is what all compare to)")
-    if args.nights < 1:
-        raise usage(f"--nights must be 1 or more, not {args.nights}")
+    days = ExperimentSpec().train_days
+    if not 1 <= args.nights <= days:
+        raise usage(
+            f"--nights must be 1 to {days}, not {args.nights}",
+            f"a night needs a new training day to read ({days} days are simulated)",
+        )
     if args.workers < 1:
         raise usage(f"--workers must be 1 or more, not {args.workers}")
     rows = sweep(args.out, args.seeds, args.nights, args.workers, args.transfer_seeds)

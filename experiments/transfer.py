@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from experiments.proof import ExperimentResult, ExperimentSpec, run
+from experiments.proof import ExperimentResult, ExperimentSpec, Progress, run
 
 
 def run_transfer(
-    spec: ExperimentSpec, source: str = "a", target: str = "b"
+    spec: ExperimentSpec, source: str = "a", target: str = "b", progress: Progress | None = None
 ) -> tuple[ExperimentResult, ExperimentResult]:
     """(trained on ``source`` scored on ``target``, trained on ``target`` scored on ``target``)."""
-    cross = run(replace(spec, profile=source, eval_profile=target))
-    direct = run(replace(spec, profile=target, eval_profile=target))
+    cross = run(replace(spec, profile=source, eval_profile=target), progress=progress)
+    direct = run(replace(spec, profile=target, eval_profile=target), progress=progress)
     return cross, direct

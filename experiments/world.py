@@ -63,14 +63,22 @@ class PersonaWorld:
         }
 
 
-def _kept_root(keep: Path) -> Path:
-    """``keep``, new or empty: a world left there by an earlier run would be harvested again as
-    this run's history (its nights would find nothing new and score the baseline)."""
+def check_keep(keep: Path) -> None:
+    """Refuse a ``keep`` that is not a new or empty folder: a world left there by an earlier run
+    would be harvested again as this run's history (its nights would find nothing new and score
+    the baseline)."""
     if keep.exists() and (not keep.is_dir() or any(keep.iterdir())):
         raise UsageError(
             f"{keep} is not an empty folder, so the world cannot be kept there",
             hint="name a new or empty folder (an earlier run's world is never reused)",
         )
+
+
+def _kept_root(keep: Path) -> Path:
+    """``keep`` made absolute (a relative one would write transcripts whose ``cwd`` no project
+    matches), checked by :func:`check_keep` and created."""
+    keep = keep.absolute()
+    check_keep(keep)
     try:
         keep.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -43,7 +43,7 @@ def demo_command(
         help="Simulated developer: researcher, programmer, devops, data-analyst or writer.",
     ),
     seed: int = typer.Option(0, "--seed", min=0, help="Seed of the simulated world."),
-    nights: int = typer.Option(4, "--nights", min=1, help="Nights to run."),
+    nights: int = typer.Option(4, "--nights", min=1, help="Nights to run, 1 to 12."),
     keep: Path | None = typer.Option(
         None, "--keep", help="Keep the simulated world (transcripts, state, skills) here."
     ),

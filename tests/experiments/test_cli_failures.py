@@ -29,8 +29,8 @@ def _refused(capsys: pytest.CaptureFixture[str], code: int, expected: int, words
     ("argv", "words"),
     [
         (["--seed", "-1"], "--seed must be 0 or more"),
-        (["--nights", "0"], "--nights must be 1 or more"),
-        (["--nights", "-1"], "--nights must be 1 or more"),
+        (["--nights", "0"], "--nights must be 1 to 12"),
+        (["--nights", "-1"], "--nights must be 1 to 12"),
         (["--nights", "1", "--json", "."], "is a folder"),
         (["--nights", "1", "--json", "missing/result.json"], "does not exist"),
         (["--nights", "1", "--transfer", "--keep", "world"], "--transfer does not combine"),
@@ -85,7 +85,7 @@ def test_sweep_refuses_seeds_it_cannot_read(
     ("argv", "code", "words"),
     [
         (["--workers", "0"], 2, "--workers must be 1 or more"),
-        (["--nights", "0"], 2, "--nights must be 1 or more"),
+        (["--nights", "0"], 2, "--nights must be 1 to 12"),
         (["--out", "a-file"], 1, "cannot use a-file for the sweep"),
     ],
 )
