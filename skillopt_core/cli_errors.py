@@ -67,17 +67,16 @@ def run_app(app: typer.Typer) -> None:
     missing argument) printed like every other failure: ``error:`` and a ``fix:`` naming the
     command's ``--help``, never a box; exit 2 as click exits. Nothing else changes: a command's
     ``typer.Exit`` keeps its code, and no arguments still print the help."""
-    from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
-
+    click = _click_exceptions()
     try:
         code = app(standalone_mode=False)
-    except NoArgsIsHelpError as exc:  # its help was printed already
+    except click.NoArgsIsHelpError as exc:  # its help was printed already
         raise SystemExit(exc.exit_code) from None
-    except UsageError as exc:
+    except click.UsageError as exc:
         where = exc.ctx.command_path if exc.ctx is not None else "the command"
         print_error(exc.format_message(), hint=f"see `{where} --help`")
         raise SystemExit(exc.exit_code) from None
-    except ClickException as exc:
+    except click.ClickException as exc:
         print_error(exc.format_message())
         raise SystemExit(exc.exit_code) from None
     except typer.Abort:
@@ -85,6 +84,17 @@ def run_app(app: typer.Typer) -> None:
         raise SystemExit(EXIT_ERROR) from None
     # without standalone mode click returns an Exit's code, or what the command returned (None)
     raise SystemExit(code if isinstance(code, int) and not isinstance(code, bool) else 0)
+
+
+def _click_exceptions() -> Any:
+    """The exceptions module of the click typer runs on: its own bundled copy (typer 0.22 and
+    later), else click itself."""
+    import importlib
+
+    try:
+        return importlib.import_module("typer._click.exceptions")
+    except ImportError:  # pragma: no cover - an older typer, on click
+        return importlib.import_module("click.exceptions")
 
 
 # What a write to standard output fails with when the reader or the disk is gone (EPIPE: the

@@ -160,7 +160,8 @@ def backend_health(config: Any) -> dict[str, str]:
 def status(project: PathLike, *, limit: int = 10, check_backends: bool = False) -> Status:
     """What the last nights did, pending proposals, the schedule, the archive. Fast: reads only
     small state files (no model, no torch, no harvest) unless ``check_backends`` asks for a
-    health check of each configured backend."""
+    health check of each configured backend; a schedule whose engine is another interpreter
+    than this one starts it once to ask whether it still imports us (at most 10 s)."""
     from skillopt_sleep.engine.config import load_config
     from skillopt_sleep.stage.proposal import damaged_note
 

@@ -53,9 +53,10 @@ def harvest(
     since: timedelta | None,
     stack: contextlib.ExitStack,
     progress: Progress,
+    now: datetime,
 ) -> tuple[CandidateStream, Any]:
     """The candidates of the sessions new since the last committed night and within ``since``
-    (:func:`window`), taken from each session as the harvest streams it (``progress("harvest", files read, files to read)``). The
+    (:func:`window`, from the night's ``now``), taken from each session as the harvest streams it (``progress("harvest", files read, files to read)``). The
     index stays open on ``stack``, locked against a concurrent ``harvest --commit``, and
     uncommitted until the night is saved; a failed harvest rolls it back."""
     from skillopt_sleep.harvest import HarvestRun, open_index
@@ -72,7 +73,13 @@ def harvest(
 
     try:
         for session in HarvestRun(
-            state.project, config.night.sources, since, index, homes=config.homes, progress=tick
+            state.project,
+            config.night.sources,
+            since,
+            index,
+            homes=config.homes,
+            progress=tick,
+            now=now.timestamp(),
         ):
             found.add(session)
     except BaseException:

@@ -206,7 +206,7 @@ class _Night:
         first_night = not state.history_path.exists()
         self.tick("harvest", 0, 1)
         since = gather.window(state, config, self.started)
-        harvested, index = gather.harvest(state, config, since, stack, self.tick)
+        harvested, index = gather.harvest(state, config, since, stack, self.tick, self.started)
         if not self.dry_run:
             _discard_unfinished(state, index)
         self._lap("harvest")

@@ -32,7 +32,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from skillopt_core.markers import is_engine_text
-from skillopt_core.redaction import redact, redact_many
+from skillopt_core.redaction import Redactor, default_redactor, redact, redact_many
 
 USER, ASSISTANT, CALL, RESULT, INTERRUPT = "user", "assistant", "call", "result", "interrupt"
 
@@ -80,7 +80,8 @@ def _cut(text: str, limit: int) -> str:
 
 
 def _head(text: str, n: int) -> str:
-    """The first ``n`` characters of redacted text, less a token run of 8+ the cut splits."""
+    """The first ``n`` characters of ``text`` (redacted, or a raw window's), less a token run of
+    8+ the cut splits."""
     if len(text) <= n:
         return text
     kept = text[:n]
@@ -94,7 +95,8 @@ def _head(text: str, n: int) -> str:
 
 
 def _tail(text: str, n: int) -> str:
-    """The last ``n`` characters of redacted text, less a token run of 8+ the cut splits."""
+    """The last ``n`` characters of ``text`` (redacted, or a raw window's), less a token run of
+    8+ the cut splits."""
     if len(text) <= n:
         return text
     start = len(text) - n
@@ -178,11 +180,15 @@ def seal(events: list[Event], start: int = 0, meta: dict[str, Any] | None = None
             at += 1
 
 
-@functools.lru_cache(maxsize=4096)
 def _tool_name(name: str) -> str:
     """A tool's name, redacted like any stored text (an MCP tool's name is whatever its server
-    chose); a history holds few distinct names, so each is redacted once."""
-    return redact(name)
+    chose); a history holds few distinct names, so each is redacted once per redactor."""
+    return _redacted_name(default_redactor(), name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _redacted_name(redactor: Redactor, name: str) -> str:
+    return redactor.redact(name)
 
 
 # A slice as long as the text or longer is the text itself: no copy for short texts.

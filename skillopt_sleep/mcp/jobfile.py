@@ -188,6 +188,22 @@ def _adapter() -> Any:
     return TypeAdapter(JobView)
 
 
+def _outcome_of_old_report(data: Any) -> Any:
+    """A job file written before jobs kept a :class:`NightOutcome` holds the whole night report:
+    its counts, so `night_status` still reads a night finished before an upgrade."""
+    report = data.get("report") if isinstance(data, dict) else None
+    if not isinstance(report, dict) or "families" not in report:
+        return data
+    edits = [e for e in report.get("edits") or () if isinstance(e, dict)]
+    counts = {
+        "family_count": len(report.get("families") or ()),
+        "accepted_edits": sum(1 for e in edits if e.get("accepted")),
+        "rejected_edits": sum(1 for e in edits if not e.get("accepted")),
+    }
+    kept = {k: v for k, v in report.items() if k in NightOutcome.__dataclass_fields__}
+    return {**data, "report": {**kept, **counts}}
+
+
 def read_view(directory: Path) -> JobView:
     """The job as its file says, except that a running job whose lock is free has ended:
     cancelled if a cancel was asked, else without finishing."""
@@ -195,7 +211,7 @@ def read_view(directory: Path) -> JobView:
 
     path = directory / JOB_FILE
     try:
-        view: JobView = _adapter().validate_python(read_json(path))
+        view: JobView = _adapter().validate_python(_outcome_of_old_report(read_json(path)))
     except ValidationError:
         raise StorageError(f"{path} is damaged", hint=f"move {directory} aside") from None
     if view.state == "running" and lock_holder(directory) is None:

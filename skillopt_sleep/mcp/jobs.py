@@ -71,8 +71,8 @@ class Jobs:
             elsewhere = ProjectState(project).running()
             if elsewhere:
                 raise BusyError(
-                    f"a night for {project} is already running (pid {elsewhere}), started "
-                    "outside this MCP server (the CLI or the schedule)",
+                    f"something is already running for {project} (pid {elsewhere}): a night "
+                    "started elsewhere (the CLI, the schedule), or an adopt or rollback",
                     hint="wait until `status` no longer shows it running, then start this one",
                 )
             jobfile.prune(project)

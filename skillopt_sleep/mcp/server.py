@@ -20,20 +20,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
-import anyio
-from mcp.server.mcpserver import Context, ListRoots, MCPServer, Resolve
+from mcp.server.mcpserver import MCPServer, Resolve
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.mcpserver.tools import Tool
-from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
-from mcp.shared.exceptions import MCPError
-from mcp.shared.message import ServerMessageMetadata
-from mcp.types import ListRootsRequest, ListRootsResult, ToolAnnotations
-from pydantic import ConfigDict, Field
+from mcp.types import ListRootsResult, ToolAnnotations
+from pydantic import Field
 
 from skillopt_core.errors import EXIT_ERROR, SkillOptError, UsageError
 from skillopt_sleep import __version__
 from skillopt_sleep._display import displayable
 from skillopt_sleep.engine.records import AdoptResult, Status
+from skillopt_sleep.mcp._sdk import ask_roots, known_arguments_only
 from skillopt_sleep.mcp.jobs import Jobs, JobView, NightRunner
 from skillopt_sleep.mcp.stdio import serve_stdio
 from skillopt_sleep.mcp.views import (
@@ -118,35 +115,6 @@ MARKS = ToolAnnotations(
 STOPS = MARKS  # cancelling ends a night's process; nothing durable is lost, a second call is moot
 
 
-ROOTS_TIMEOUT_S = 5.0
-"""How long a tool call without ``project`` waits for the client's ``roots/list`` answer."""
-
-
-async def ask_roots(ctx: Context, project: str | None = None) -> Any:
-    """Resolver: fetch the client's roots only when no project was given and the client has some.
-    A client that declares roots but answers ``roots/list`` with an error, or not within
-    :data:`ROOTS_TIMEOUT_S`, is taken to have none: the call falls back to the server's project
-    or says to pass one, instead of failing with the client's protocol error or waiting forever."""
-    if project:
-        return None
-    capabilities = ctx.client_capabilities
-    if capabilities is None or capabilities.roots is None:
-        return None
-    session = ctx.session
-    if not session.can_send_request:
-        return ListRoots()  # a transport without a back channel asks in a later round
-    with anyio.move_on_after(ROOTS_TIMEOUT_S):
-        try:
-            return await session.send_request(
-                ListRootsRequest(),
-                ListRootsResult,
-                metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
-            )
-        except MCPError:
-            return None
-    return None
-
-
 Roots = Annotated[ListRootsResult | None, Resolve(ask_roots)]
 
 
@@ -177,19 +145,6 @@ def engine_errors(tool: F, error: type[Exception] = ToolError) -> F:
             raise error(f"{os_error_text(exc)} (exit code {EXIT_ERROR})") from None
 
     return wrapper  # type: ignore[return-value]
-
-
-def known_arguments_only(tool: Tool) -> Tool:
-    """``tool`` refusing an argument its schema does not list (``additionalProperties: false``):
-    a misspelt one (``proposal_id``, ``projct``) is an error naming it, never dropped so that the
-    call quietly acts on the default (``adopt`` adopting the latest proposal)."""
-    loose = tool.fn_metadata.arg_model
-    config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
-    strict: type[ArgModelBase] = type(
-        loose.__name__, (loose,), {"model_config": config, "__module__": __name__}
-    )
-    tool.fn_metadata.arg_model = strict
-    return tool.model_copy(update={"parameters": strict.model_json_schema(by_alias=True)})
 
 
 def _overrides(

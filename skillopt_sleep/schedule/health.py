@@ -125,13 +125,12 @@ def problems(argv: Sequence[str], project: str, at: str, log: str) -> list[Probl
 
 
 def _is_this_engine(python: str) -> bool:
-    """The interpreter running this check imports us: no need to start another to ask."""
+    """The interpreter running this check imports us: no need to start another to ask. Paths
+    are compared, not resolved: every venv's ``python`` links to the same base interpreter, and
+    another venv on it need not hold us."""
     import sys
 
-    try:
-        return os.path.samefile(python, sys.executable)
-    except OSError:
-        return False
+    return os.path.abspath(python) == os.path.abspath(sys.executable)
 
 
 def _unwritable(log: Path) -> str:

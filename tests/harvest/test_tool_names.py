@@ -17,3 +17,23 @@ def test_a_secret_in_a_tool_name_is_redacted_and_ordinary_names_are_kept() -> No
     names = [event[4] for event in state.events if event[0] == CALL]
     assert TOKEN not in names[0] and "[REDACTED:" in names[0]
     assert names[1:] == ["mcp__github__create_issue", "Bash"]
+
+
+def test_a_user_pattern_configured_later_applies_to_names_seen_before() -> None:
+    """The cache was keyed on the name alone, so a redactor configured with the user's own
+    patterns (skillopt_core.redaction.configure) never saw names redacted before it."""
+    from skillopt_core.redaction import Redactor, configure, default_redactor
+
+    def sealed_name(name: str) -> str:
+        state = FileState()
+        state.add(call(1.8e9, "c1", name, "ls"))
+        seal(state.events)
+        return str(state.events[0][4])
+
+    assert sealed_name("mcp__acme-internal__deploy") == "mcp__acme-internal__deploy"
+    before = default_redactor()
+    configure(Redactor({"acme": r"acme-internal"}))
+    try:
+        assert "acme-internal" not in sealed_name("mcp__acme-internal__deploy")
+    finally:
+        configure(before)

@@ -43,9 +43,14 @@ def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
     }
 
 
-def _status(tmp_path: Path, answer_roots: bool, wait_s: float, **env: str) -> dict[str, Any]:
+NOT_FOUND = {"error": {"code": -32601, "message": "Method not found"}}
+
+
+def _status(
+    tmp_path: Path, roots_reply: dict[str, Any] | None, wait_s: float, **env: str
+) -> dict[str, Any]:
     """``status`` without arguments from a client that declares roots and answers ``roots/list``
-    with "Method not found" (or not at all); the server's answer, or {} after ``wait_s``."""
+    with ``roots_reply`` (None: not at all); the server's answer, or {} after ``wait_s``."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "skillopt_sleep.mcp"],
         stdin=subprocess.PIPE,
@@ -77,9 +82,8 @@ def _status(tmp_path: Path, answer_roots: bool, wait_s: float, **env: str) -> di
         deadline = time.monotonic() + wait_s
         while True:
             message = json.loads(out.get(timeout=max(0.1, deadline - time.monotonic())))
-            if message.get("method") == "roots/list" and answer_roots:
-                error = {"code": -32601, "message": "Method not found"}
-                send({"jsonrpc": "2.0", "id": message["id"], "error": error})
+            if message.get("method") == "roots/list" and roots_reply is not None:
+                send({"jsonrpc": "2.0", "id": message["id"], **roots_reply})
             elif message.get("id") == STATUS["id"]:
                 return dict(message)
     except queue.Empty:
@@ -93,17 +97,22 @@ def _status(tmp_path: Path, answer_roots: bool, wait_s: float, **env: str) -> di
             proc.wait()
 
 
-def test_a_roots_error_falls_back_to_the_server_project(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "reply", [NOT_FOUND, {"result": {"roots": "not a list"}}], ids=["error", "malformed"]
+)
+def test_a_roots_error_falls_back_to_the_server_project(
+    tmp_path: Path, reply: dict[str, Any]
+) -> None:
     project = tmp_path / "proj"
     project.mkdir()
-    answer = _status(tmp_path, True, 30, SKILLOPT_SLEEP_PROJECT=str(project))
+    answer = _status(tmp_path, reply, 30, SKILLOPT_SLEEP_PROJECT=str(project))
     assert "result" in answer, answer
     assert not answer["result"].get("isError"), answer
     assert answer["result"]["structuredContent"]["project"] == str(project.resolve())
 
 
 def test_roots_never_answered_is_a_tool_error_in_seconds_not_a_hang(tmp_path: Path) -> None:
-    answer = _status(tmp_path, False, 20)
+    answer = _status(tmp_path, None, 20)
     assert answer, "no answer within 20 s"
     assert answer["result"]["isError"] and "no project" in answer["result"]["content"][0]["text"]
 

@@ -99,3 +99,42 @@ def test_mine_previews_the_largest_families_with_short_examples(
     assert shown["family_count"] == 500 and shown["sessions"] == 900
     assert [f["id"] for f in shown["families"]] == [f"fam-{n:03d}" for n in range(499, 479, -1)]
     assert all(len(e) <= 200 for f in shown["families"] for e in f["examples"])
+
+
+def test_a_job_finished_before_the_upgrade_still_reads(tmp_path: Path) -> None:
+    """Its file holds the whole night report (no counts): it read as damaged, "move it aside",
+    on the first night_status after upgrading."""
+    from skillopt_sleep.mcp import jobfile
+
+    old_report = {
+        "night_id": "20261126-031700",
+        "project": "/p",
+        "started_at": "2026-11-26T03:17:00+00:00",
+        "finished_at": "2026-11-26T03:20:00+00:00",
+        "dry_run": False,
+        "outcome": "staged",
+        "message": "2 edit(s) passed the gate",
+        "sessions": 12,
+        "requests": 30,
+        "tasks": 8,
+        "families": [{"id": "f1"}, {"id": "f2"}, {"id": "f3"}],
+        "changes": [],
+        "edits": [{"accepted": True}, {"accepted": True}, {"accepted": False}],
+        "held_out": None,
+        "usage": {"calls": 40, "input_tokens": 1, "output_tokens": 1, "cost_usd": 0.0},
+        "proposal": "20261126-031700",
+        "proposal_dir": "/state/staging/20261126-031700",
+    }
+    job = tmp_path / "job"
+    job.mkdir()
+    view = {"id": "j1", "project": "/p", "dry_run": False, "state": "finished",
+            "started_at": "2026-11-26T03:17:00+00:00", "report": old_report}  # fmt: skip
+    (job / "job.json").write_text(json.dumps(view))
+    outcome = jobfile.read_view(job).report
+    assert outcome is not None
+    assert (outcome.family_count, outcome.accepted_edits, outcome.rejected_edits) == (3, 2, 1)
+    assert (outcome.outcome, outcome.proposal, outcome.usage.calls) == (
+        "staged",
+        old_report["proposal"],
+        40,
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import plistlib
 import re
 import shlex
@@ -95,7 +96,7 @@ def _launchd_runs(plist: Path) -> subprocess.CompletedProcess[str]:
     assert "WorkingDirectory" not in data
     return subprocess.run(
         data["ProgramArguments"],
-        env={"PATH": "/usr/bin:/bin:/usr/sbin:/sbin"},
+        env={"PATH": "/usr/bin:/bin:/usr/sbin:/sbin", "HOME": os.environ["HOME"]},  # isolated
         cwd="/",
         capture_output=True,
         text=True,

@@ -53,7 +53,7 @@ def _cron_runs(crontab: Path) -> subprocess.CompletedProcess[str]:
     command = line.split(" ", 5)[5].replace("\\%", "%")
     return subprocess.run(
         ["/bin/sh", "-c", command],
-        env={"PATH": "/usr/bin:/bin"},
+        env={"PATH": "/usr/bin:/bin", "HOME": os.environ["HOME"]},  # the test's own home
         capture_output=True,
         text=True,
         timeout=120,
@@ -218,3 +218,20 @@ def test_schedule_on_a_full_or_read_only_disk_is_an_error_with_the_fix(
     assert os.strerror(code) in result.stderr
     hint = "free some disk space" if code == errno.ENOSPC else "SKILLOPT_SLEEP_HOME"
     assert hint in result.stderr
+
+
+def test_another_venv_on_the_same_interpreter_without_us_is_a_problem(tmp_path: Path) -> None:
+    """status compared the engine with its own interpreter through links: every venv's python
+    links to the same base interpreter, so a venv skillopt-sleep was uninstalled from passed as
+    "this engine" and was never asked whether it imports us."""
+    import venv
+
+    venv.create(tmp_path / "other venv", with_pip=False, symlinks=True)
+    python = tmp_path / "other venv" / "bin" / "python"
+    project = tmp_path / "proj"
+    project.mkdir()
+    argv = [str(python), "-m", "skillopt_sleep", "run", "--project", str(project)]
+    from skillopt_sleep.schedule.health import problems
+
+    (problem,) = problems(argv, str(project), "03:17", str(tmp_path / "logs" / "night.log"))
+    assert problem.detail.startswith(f"the engine {python} of the nightly schedule cannot import")
