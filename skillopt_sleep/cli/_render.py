@@ -3,11 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+
+
+def missing_project_note(root: Path, sessions: int) -> str:
+    """Why ``harvest``/``mine`` found nothing when ``-p`` names no folder, or "".
+
+    Both accept a project folder that is gone (its sessions are still in the harnesses' logs), so
+    a misspelt ``-p`` is not an error there; but an empty table alone would not say why."""
+    from skillopt_sleep._display import displayable
+
+    if sessions or root.is_dir():
+        return ""
+    return displayable(
+        f"note: {root} is not a directory and no session was recorded in it; "
+        "check -p/--project (the project's folder, as the harnesses saw it)"
+    )
 
 
 def _console() -> Console:

@@ -91,7 +91,7 @@ def harvest_command(
             commit=commit,
             as_json=as_json,
             output=output,
-            report=lambda stats: _summary(terminal(stderr=as_json), stats),
+            report=lambda stats: _summary(terminal(stderr=as_json), stats, root),
         )
 
 
@@ -188,9 +188,11 @@ def _progress(console: Console, run: HarvestRun) -> Iterator[None]:
         yield
 
 
-def _summary(console: Console, stats_by_harness: Mapping[str, HarvestStats]) -> None:
+def _summary(console: Console, stats_by_harness: Mapping[str, HarvestStats], root: Path) -> None:
     from rich import box
     from rich.table import Table
+
+    from skillopt_sleep.cli._render import missing_project_note
 
     headers: tuple[str, ...] = ("harness", "files read", "sessions", "turns", "tool calls")
     headers += ("tool errors",)
@@ -226,6 +228,9 @@ def _summary(console: Console, stats_by_harness: Mapping[str, HarvestStats]) -> 
             if reasons:
                 detail = ", ".join(f"{reason}: {count}" for reason, count in reasons.items())
                 console.print(escape(f"  {stats.harness} {label}: {detail}"))
+    note = missing_project_note(root, sum(s.sessions for s in stats_by_harness.values()))
+    if note:
+        console.print(escape(note), soft_wrap=True)
 
 
 # -- start-up fast path -------------------------------------------------------------------------

@@ -91,6 +91,7 @@ def mine_command(
 ) -> None:
     """Find the requests a project's developer makes again and again, and how each would be judged."""
     from skillopt_sleep.cli._profile import overrides
+    from skillopt_sleep.cli._render import missing_project_note
     from skillopt_sleep.engine import ProjectState, load_config, preview_families
     from skillopt_sleep.jsonable import dumps
     from skillopt_sleep.mine import MineConfig
@@ -127,6 +128,9 @@ def mine_command(
     if as_json:
         typer.echo(dumps(list(result.tasks), indent=2))
     _table(console, result)
+    note = missing_project_note(root, int(result.stats.get("sessions", 0)))
+    if note:
+        console.print(escape(note), soft_wrap=True)
 
 
 def _table(console: Console, result: MineResult) -> None:
