@@ -1,10 +1,17 @@
 """``skillopt-sleep daemon``: run the night in-process every day, and keep the harvest warm.
 
-An APScheduler 3 ``BackgroundScheduler`` fires the night job on a ``CronTrigger`` at ``--at``
+An APScheduler 3 ``BackgroundScheduler`` fires the night job on a cron trigger at ``--at``
 (local time) with ``coalesce=True`` and a ``misfire_grace_time`` of six hours: when the laptop
 slept through 03:17, the missed night runs once on wake (never once per missed day), and a
 machine that was off all day skips it rather than running a stale night at noon.
 ``max_instances=1`` and a lock shared with the refresher keep nights from overlapping.
+
+The wall clock is not trusted to stay put. The scheduler sleeps on a monotonic timer, which
+stands still while the machine is suspended and ignores clock steps, so every ``replan_seconds``
+the loop wakes it to look at the wall clock again (a night missed while asleep runs within a
+minute of waking, not hours later, past its grace). The local zone is read again then too: a
+laptop that travelled runs its nights at ``--at`` where it is now. A ``--at`` inside the hour
+that the switch back from summer time repeats runs once, on its first pass, as cron does.
 
 A watchdog observer on the harness transcript directories notes every transcript write; the main
 loop refreshes the harvest read-only (``harvest(..., commit=False)``: nothing the next night
@@ -19,12 +26,13 @@ joined, the scheduler shut down, exit 0. A night in progress finishes first
 may kill it).
 
 Everything that touches the world is injected (the night function, the refresher, the config
-loader, the folders to watch, the clock, the scheduler, the watcher), so tests drive the wiring
-without waiting.
+loader, the folders to watch, the clocks, the zone, the scheduler, the watcher), so tests drive
+the wiring without waiting.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import signal
@@ -32,6 +40,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +59,7 @@ NightFn = Callable[[Path, Any], Any]  # run_night(project, config) -> NightRepor
 RefreshFn = Callable[[Path, Any], Mapping[str, Any] | None]
 LoadFn = Callable[[], Any]  # the project's merged configuration, read anew for every night
 DirsFn = Callable[[], Iterable[Path]]  # the folders to watch now (see watch.configured_dirs)
+ZoneFn = Callable[[], tzinfo]  # the machine's time zone as it is now
 
 
 def engine_run_night(project: Path, config: Any) -> Any:
@@ -63,17 +73,17 @@ def refresh_harvest(project: Path, config: Any) -> Mapping[str, Any] | None:
     """Read what is new since the last night without advancing the index (the night will read
     it again, from a warm page cache); None when a night holds the project right now."""
     from skillopt_sleep.engine import ProjectState
+    from skillopt_sleep.engine.gather import window
     from skillopt_sleep.harvest import harvest
 
     state = ProjectState(project)
     if state.running():
         return None
-    first_night = not state.history_path.exists()
     state.ensure()
-    result = harvest(
+    result = harvest(  # the night's own window: never history the nights will not read
         project,
         sources=config.night.sources,
-        since=config.night.since if first_night else None,
+        since=window(state, config, datetime.now(timezone.utc)),
         homes=config.homes,
         commit=False,
     )
@@ -128,12 +138,9 @@ def add_night_job(
 ) -> Any:
     """Register ``job`` daily at ``at`` (local time unless ``timezone``) on an APScheduler 3
     scheduler, coalesced, with the misfire grace, one instance at a time."""
-    from apscheduler.triggers.cron import CronTrigger
-
-    trigger = CronTrigger(hour=at.hour, minute=at.minute, timezone=timezone or scheduler.timezone)
     return scheduler.add_job(
         job,
-        trigger,
+        night_trigger(at, timezone or scheduler.timezone),
         id=JOB_ID,
         name="skillopt-sleep night",
         coalesce=True,
@@ -141,6 +148,79 @@ def add_night_job(
         max_instances=1,
         replace_existing=True,
     )
+
+
+def night_trigger(at: DailyTime, zone: Any) -> Any:
+    """APScheduler's cron trigger at ``at`` in ``zone``, less the second pass of a wall-clock
+    time that the switch back from summer time repeats (it ran a second night an hour after the
+    first)."""
+    trigger: Any = _once_a_day()(hour=at.hour, minute=at.minute, timezone=zone)
+    return trigger
+
+
+@functools.cache
+def _once_a_day() -> type:
+    from apscheduler.triggers.cron import CronTrigger
+
+    class OnceADay(CronTrigger):  # type: ignore[misc]  # APScheduler 3 is untyped
+        def get_next_fire_time(self, previous: datetime | None, now: datetime) -> Any:
+            moment = super().get_next_fire_time(previous, now)
+            if moment is None or not _repeated(moment):
+                return moment
+            day_after = datetime.combine(moment.date() + timedelta(days=1), datetime.min.time())
+            return super().get_next_fire_time(None, day_after.replace(tzinfo=moment.tzinfo))
+
+    return OnceADay
+
+
+def _repeated(moment: datetime) -> bool:
+    """Whether ``moment`` is the second pass of a wall-clock time its zone shows twice."""
+    return moment.fold == 1 and moment.replace(fold=0).utcoffset() != moment.utcoffset()
+
+
+def local_zone() -> tzinfo:
+    """The machine's time zone as it is now (read again each time: a laptop's zone changes as it
+    travels). A ``TZ`` that names no zone of the database (a POSIX rule such as
+    ``EST5EDT,M3.2.0,M11.1.0``, a zone the installed database lacks) stopped the daemon with a
+    traceback; it is followed as the C library reads it instead, as ``date`` shows the time."""
+    from zoneinfo import ZoneInfoNotFoundError
+
+    import tzlocal
+
+    if hasattr(time, "tzset"):  # the C library's view of the zone, read again too
+        time.tzset()
+    try:
+        zone: tzinfo = tzlocal.reload_localzone()
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        return LibcZone()
+    return zone
+
+
+class LibcZone(tzinfo):
+    """Local time exactly as ``time.localtime`` computes it, whatever ``TZ`` holds."""
+
+    def utcoffset(self, dt: datetime | None) -> timedelta:
+        return timedelta(seconds=self._local(dt).tm_gmtoff)
+
+    def dst(self, dt: datetime | None) -> timedelta:
+        return timedelta(hours=1) if self._local(dt).tm_isdst > 0 else timedelta(0)
+
+    def tzname(self, dt: datetime | None) -> str:
+        return self._local(dt).tm_zone or "TZ"
+
+    def fromutc(self, dt: datetime) -> datetime:
+        seconds = (dt.replace(tzinfo=None) - datetime(1970, 1, 1)).total_seconds()
+        return datetime.fromtimestamp(seconds).replace(tzinfo=self)  # sets fold
+
+    def __repr__(self) -> str:
+        return f"TZ={os.environ.get('TZ', '')}"
+
+    __str__ = __repr__
+
+    @staticmethod
+    def _local(dt: datetime | None) -> time.struct_time:
+        """The C library's fields at ``dt``'s wall-clock time (its fold picks a repeated one)."""
+        return time.localtime(None if dt is None else dt.replace(tzinfo=None).timestamp())
 
 
 def warm_once(
@@ -182,6 +262,8 @@ class Daemon:
     stop: threading.Event = field(default_factory=threading.Event)
     observe: Callable[[Callable[[], None]], Any] | None = None
     scheduler_factory: Callable[[], Any] | None = None
+    zone: ZoneFn = local_zone
+    wall_clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc)
 
     def serve(self) -> int:
         from skillopt_sleep.schedule.watch import Watcher
@@ -197,7 +279,10 @@ class Daemon:
         first, problem = self._follow(watcher, "")
         planned = self.clock()
         scheduler = (self.scheduler_factory or _background_scheduler)()
-        night = add_night_job(scheduler, self.at, job, misfire_grace=self.misfire_grace)
+        zone = self.zone()
+        night = add_night_job(
+            scheduler, self.at, job, misfire_grace=self.misfire_grace, timezone=zone
+        )
         scheduler.start()
         try:
             self.emit(
@@ -206,6 +291,7 @@ class Daemon:
                     "project": str(self.project),
                     "at": str(self.at),
                     "next_run": _iso(getattr(night, "next_run_time", None)),
+                    "zone": str(zone),
                     "watching": [str(p) for p in watcher.watched],
                     "missing": [str(p) for p in first.missing],
                 }
@@ -213,6 +299,7 @@ class Daemon:
             while not self.stop.wait(self.poll_seconds):
                 if self.clock() - planned >= self.replan_seconds:
                     planned = self.clock()
+                    zone = self._keep_time(scheduler, zone)
                     change, problem = self._follow(watcher, problem)
                     if change.added or change.removed:
                         self.emit(
@@ -236,6 +323,26 @@ class Daemon:
                 pass
             self.emit({"event": "stopped", "night_running": busy.locked()})
         return 0
+
+    def _keep_time(self, scheduler: Any, zone: tzinfo) -> tzinfo:
+        """Wake ``scheduler`` to look at the wall clock (see the module docstring), and move the
+        night to ``at`` in the zone the machine is in now when that changed; the zone followed
+        is returned. A night due now (missed while asleep) is left to run first: the move waits
+        for the next replan."""
+        wake = getattr(scheduler, "wakeup", None)  # a stand-in scheduler may have none
+        if wake is not None:
+            wake()
+        now_zone = self.zone()
+        moment = self.wall_clock()
+        later = night_trigger(self.at, now_zone).get_next_fire_time(None, moment)
+        if later == night_trigger(self.at, zone).get_next_fire_time(None, moment):
+            return zone  # the same zone, or one whose clock agrees
+        job = scheduler.get_job(JOB_ID)
+        if job is not None and job.next_run_time is not None and job.next_run_time <= moment:
+            return zone
+        scheduler.reschedule_job(JOB_ID, trigger=night_trigger(self.at, now_zone))
+        self.emit({"event": "timezone", "zone": str(now_zone), "next_run": _iso(later)})
+        return now_zone
 
     def _follow(self, watcher: Any, problem: str) -> tuple[WatchChange, str]:
         """Point ``watcher`` at the folders wanted now. A failure is emitted once (``problem``
@@ -272,7 +379,7 @@ class _NoWatcher:
 def _background_scheduler() -> Any:
     from apscheduler.schedulers.background import BackgroundScheduler
 
-    return BackgroundScheduler()
+    return BackgroundScheduler(timezone=local_zone())
 
 
 def _iso(moment: Any) -> str | None:

@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from skillopt_core.errors import StorageError
+from skillopt_core.errors import StorageError, UsageError
 from skillopt_sleep.schedule.at import DailyTime, next_run, parse_at
 from skillopt_sleep.schedule.health import problems
 from skillopt_sleep.schedule.install import Host
@@ -46,7 +46,7 @@ def schedule_info(
         "platform": record.platform,
         "kind": record.kind,
         "at": record.at,
-        "next_run": _iso(next_run(parse_at(record.at), moment)),
+        "next_run": _recorded_next_run(record.at, moment),
         "command": shlex.join(record.argv),
         "argv": list(record.argv),
         "log": record.log,
@@ -56,8 +56,32 @@ def schedule_info(
         "problems": [
             {"detail": p.detail, "fix": p.fix}
             for p in problems(record.argv, record.project, record.at, record.log)
-        ],
+        ]
+        + _time_problems(record.at),
     }
+
+
+def _recorded_next_run(at: str, moment: datetime) -> str | None:
+    """When the recorded time next comes round; None when the record's time is damaged."""
+    try:
+        return _iso(next_run(parse_at(at), moment))
+    except UsageError:
+        return None
+
+
+def _time_problems(at: str) -> list[dict[str, str]]:
+    """A record whose time is no HH:MM (edited by hand, damaged) is a problem ``status`` shows;
+    it used to end ``status`` with exit 2 and advice about an ``--at`` nobody had given."""
+    try:
+        parse_at(at)
+    except UsageError:
+        return [
+            {
+                "detail": f"the schedule record's time {at!r} is not a time of day (HH:MM)",
+                "fix": "run `skillopt-sleep schedule --at HH:MM` again (with the flags you want)",
+            }
+        ]
+    return []
 
 
 def _unrecorded(
