@@ -104,8 +104,9 @@ def status_table(status: Any) -> None:
     elif schedule.get("note"):  # an OS entry with no record (e.g. the state dir was deleted)
         line = f"{escape(str(schedule['note']))}\n  fix: {escape(str(schedule.get('hint', '')))}"
     elif schedule.get("installed"):
+        upcoming = schedule.get("next_run")  # None: the record's time is damaged (a problem)
         line = escape(str(schedule.get("time") or schedule.get("at") or "")) + (
-            f" next {escape(str(schedule.get('next_run', '')))}"
+            f" next {escape(str(upcoming))}" if upcoming else ""
         )
     else:
         line = "not scheduled (skillopt-sleep schedule)"

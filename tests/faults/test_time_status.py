@@ -48,3 +48,4 @@ def test_a_record_whose_time_is_damaged_is_a_problem_status_shows(
     result = CliRunner().invoke(app, ["status", "-p", str(project)])
     assert result.exit_code == 0, result.output
     assert "is not a time of day (HH:MM)" in result.output
+    assert "next None" not in result.output
