@@ -56,7 +56,11 @@ def reports_errors(command: F) -> F:
             )
             raise typer.Exit(exit_code_for(exc)) from None
         except KeyboardInterrupt as exc:
-            print_error("interrupted")
+            print_error(
+                "interrupted",
+                hint="nothing it had not finished was kept; run the same command again "
+                "(`skillopt train` resumes where it stopped)",
+            )
             raise typer.Exit(exit_code_for(exc)) from None
 
     return wrapper  # type: ignore[return-value]

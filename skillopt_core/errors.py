@@ -44,7 +44,8 @@ EXIT_CODES_HELP = (
 TRAIN_EXIT_CODES_HELP = (
     "Exit codes: 0 ok, 1 error, 2 usage or config error, 3 handoff pending, "
     "4 stopped by a budget limit, 5 busy (another run holds the run directory), "
-    "7 nothing usable came back from the model."
+    "7 nothing usable came back from the model, 130 interrupted, "
+    "143 stopped by SIGTERM."
 )
 """``skillopt``'s: the same codes without 6, which only adopting a staged proposal raises."""
 

@@ -49,13 +49,12 @@ def show_command(
     root = project_root(project)
     config = load_config(root)
     values = config.flat()
+    files = {"user": user_config_path(), "project": project_config_path(root)}
     if as_json:
         emit_json(
             {
-                "files": {
-                    "user": str(user_config_path()),
-                    "project": str(project_config_path(root)),
-                },
+                "files": {name: str(path) for name, path in files.items()},
+                "found": {name: path.is_file() for name, path in files.items()},
                 "settings": {
                     k: {"value": v, "source": config.sources[k]} for k, v in values.items()
                 },
@@ -69,5 +68,9 @@ def show_command(
         table.add_row(key, escape(toml_literal(value)), escape(config.sources[key]))
     console = Console(highlight=False)
     console.print(table)
-    console.print(f"user file: {escape(str(user_config_path()))}", soft_wrap=True)
-    console.print(f"project file: {escape(str(project_config_path(root)))}", soft_wrap=True)
+    for name, path in files.items():
+        console.print(f"{name} file: {escape(str(path))}", soft_wrap=True)  # whole, to copy
+        if not path.is_file():
+            # a SKILLOPT_SLEEP_CONFIG naming a missing file is skipped like an absent user
+            # file: the listing must not read as if it were in use
+            console.print("  (no such file: not read)")
