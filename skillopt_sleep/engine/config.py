@@ -180,6 +180,10 @@ class SleepConfig:
 
             if self.mine.embedder not in embedder_names():
                 EMBEDDERS.get(self.mine.embedder)  # raises, naming the known ones
+            if self.mine.embedder == "minilm":  # named, but can it load here?
+                from skillopt_sleep.mine.embed.minilm import require_minilm
+
+                require_minilm()
 
 
 @dataclass

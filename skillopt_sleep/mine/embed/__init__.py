@@ -103,6 +103,10 @@ def create_embedder(name: str = "auto", *, model: str = "") -> Embedder:
             name = "minilm"
         else:
             name = "static" if static_available() else "tfidf"
+    elif name == "minilm":
+        from skillopt_sleep.mine.embed.minilm import require_minilm
+
+        require_minilm(model)  # before any work, not at the first encoding
     factory = EMBEDDERS.get(name)
     return factory(model=model) if name.startswith("minilm") else factory()
 

