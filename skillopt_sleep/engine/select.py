@@ -9,6 +9,12 @@ families with hundreds of validation and test requests each, and replaying them 
 thousands of calls for a 24-task night. Validation and test tasks are taken from the chosen
 families in turn, so whatever the bound (or the call budget) keeps still gates and measures each
 family trained tonight.
+
+The training bound is shared the same way: each family in priority order gets a task, round after
+round, until ``max_tasks`` (:func:`_shares`). Months of history give a daily task dozens of training
+requests, and taking a family's tasks whole let it fill every night alone, so a newer task that
+failed as often tonight was never trained while the daily one kept coming. The call budget trims
+the same way, from the family that holds the most tasks.
 """
 
 from __future__ import annotations
@@ -58,14 +64,10 @@ def select_tasks(
         by_family.setdefault(task.family, []).append(task)
     order = [f.id for f in sorted(result.families, key=_priority) if f.id in by_family]
     order += sorted(f for f in by_family if f not in order)  # dreamed-only families last
-    train: list[Task] = []
-    chosen: list[str] = []
-    for family in order:
-        tasks = [t for t in by_family[family] if t.split == "train"]
-        if not tasks or len(train) >= max_tasks:
-            continue
-        chosen.append(family)
-        train.extend(tasks[: max_tasks - len(train)])
+    trainable = {f: [t for t in by_family[f] if t.split == "train"] for f in order}
+    shares = _shares([len(trainable[f]) for f in order], max_tasks)
+    chosen = [f for f, share in zip(order, shares, strict=True) if share]
+    train = [t for f, share in zip(order, shares, strict=True) for t in trainable[f][:share]]
     by_id = {t.id: t for t in usable}
     taken = {t.id for t in train}
     lookup = recalled or result.recalled
@@ -91,6 +93,21 @@ def select_tasks(
     return Selection(tuple(train), tuple(val), tuple(test), tuple(chosen), gate_split)
 
 
+def _shares(sizes: Sequence[int], bound: int) -> list[int]:
+    """How many of each family's ``sizes`` training tasks to take, families in priority order:
+    one each per round, in order, until ``bound`` tasks are taken or none are left."""
+    shares = [0] * len(sizes)
+    left = max(0, bound)
+    while left:
+        open_ = [i for i, size in enumerate(sizes) if shares[i] < size]
+        if not open_:
+            break
+        for i in open_[:left]:
+            shares[i] += 1
+        left -= min(left, len(open_))
+    return shares
+
+
 def _in_turn(
     families: Sequence[str], by_family: Mapping[str, Sequence[Task]], split: str
 ) -> list[Task]:
@@ -109,8 +126,8 @@ def estimated_calls(selection: Selection, samples: int, minibatch: int) -> int:
 def fit_to_budget(
     selection: Selection, samples: int, minibatch: int, max_calls: int, *, spent: int = 0
 ) -> Selection:
-    """Drop the lowest-priority tasks until the night's estimate fits what is left of
-    ``max_calls`` after the ``spent`` calls (0 = no limit).
+    """Drop training tasks, each from the family holding the most (:func:`_drop_one`), until the
+    night's estimate fits what is left of ``max_calls`` after the ``spent`` calls (0 = no limit).
 
     Raises ``UsageError`` when even one task would not fit, rather than start a night that the
     budget is certain to stop half way.
@@ -120,7 +137,7 @@ def fit_to_budget(
         return selection
     train = list(selection.train)
     while len(train) > 1:
-        train.pop()
+        _drop_one(train)
         trimmed = _trimmed(selection, train)
         if estimated_calls(trimmed, samples, minibatch) <= left:
             return trimmed
@@ -134,6 +151,18 @@ def fit_to_budget(
         hint=f"raise it to at least {need + spent} (--max-calls, or budget.max_calls in the "
         "config), or lower the replays per task (--samples, or night.samples)",
     )
+
+
+def _drop_one(train: list[Task]) -> None:
+    """Remove the last task of the family holding the most (the lowest in priority among
+    equals), so a trimmed night still trains every family it can."""
+    counts: dict[str, int] = {}
+    for task in train:
+        counts[task.family] = counts.get(task.family, 0) + 1
+    most = max(counts.values())
+    family = [f for f in counts if counts[f] == most][-1]
+    index = max(i for i, t in enumerate(train) if t.family == family)
+    del train[index]
 
 
 def only_families(selection: Selection, families: AbstractSet[str]) -> Selection:
