@@ -280,7 +280,9 @@ def adopt(
 def rollback(project: PathLike, proposal: str | None = None, *, force: bool = False) -> AdoptResult:
     """Restore what the latest (or the named) adopt replaced. An interrupted adopt of it is
     undone by the recovery alone: that is the rollback, and its message says so. A live file
-    changed since the adopt is refused (DriftError) unless ``force``, which keeps it first."""
+    changed since the adopt is refused (DriftError) unless ``force``, which keeps it first.
+    Like ``reject``, the proposal's edits go to the rejected-edit buffer: the next night
+    proposed them again, word for word."""
     from skillopt_sleep.stage import transaction
 
     state = ProjectState(project)
@@ -293,9 +295,11 @@ def rollback(project: PathLike, proposal: str | None = None, *, force: bool = Fa
         ]
         if undone:
             last = undone[-1]
+            _refuse_edits(state, last.proposal, "rolled back by the user")
             backup = str(state.backup_dir(last.proposal))
             return AdoptResult(last.proposal, "rolled back", last.files, backup, last.message)
         name, files, backup_dir = transaction.rollback(state, proposal, force=force)
+        _refuse_edits(state, name, "rolled back by the user")
     kept = sorted(p.name for p in backup_dir.glob("*.at-rollback"))
     done = "restored byte for byte" + (
         f"; the changed files were kept as {', '.join(kept)} in {backup_dir}" if kept else ""
@@ -312,36 +316,41 @@ def interrupted(project: PathLike) -> list[str]:
 
 
 def reject(project: PathLike, proposal: str | None = None) -> AdoptResult:
-    """Mark the proposal rejected and put its accepted edits into the rejected-edit buffer of
-    each file they were for, so no later night proposes them again."""
+    """Mark the proposal rejected and keep its edits from later nights (:func:`_refuse_edits`)."""
     from skillopt_sleep.stage import transaction
 
     state = ProjectState(project)
     with state.night_lock("skillopt-sleep reject"):
         name, manifest = transaction.reject(state, proposal)
-        report = read_json(state.proposal_dir(name) / "report.json", {}) or {}
-        carry = read_json(state.optimizer_path, {}) or {}
-        for edit in report.get("edits", []):
-            if not edit.get("accepted"):
-                continue
-            entry = carry.setdefault(edit["skill"], {"rejected": [], "meta_notes": "", "nights": 0})
-            entry.setdefault("rejected", []).append(
-                {
-                    "edit": {
-                        "op": edit["op"],
-                        "anchor": edit["anchor"],
-                        "content": edit["content"],
-                        "rationale": f"rejected by the user: {edit.get('rationale', '')}",
-                        "support": 1,
-                        "source": "failure",
-                    },
-                    "delta": 0.0,
-                    "step": -1,
-                    "alone": True,
-                }
-            )
-        write_json(state.optimizer_path, carry)
+        _refuse_edits(state, name, "rejected by the user")
     return AdoptResult(name, "rejected", tuple(f["live_path"] for f in manifest["files"]))
+
+
+def _refuse_edits(state: ProjectState, name: str, why: str) -> None:
+    """Put proposal ``name``'s accepted edits into the rejected-edit buffer of each file they
+    were for (``why`` prefixes their rationale), so no later night proposes them again."""
+    report = read_json(state.proposal_dir(name) / "report.json", {}) or {}
+    carry = read_json(state.optimizer_path, {}) or {}
+    for edit in report.get("edits", []):
+        if not edit.get("accepted"):
+            continue
+        entry = carry.setdefault(edit["skill"], {"rejected": [], "meta_notes": "", "nights": 0})
+        entry.setdefault("rejected", []).append(
+            {
+                "edit": {
+                    "op": edit["op"],
+                    "anchor": edit["anchor"],
+                    "content": edit["content"],
+                    "rationale": f"{why}: {edit.get('rationale', '')}",
+                    "support": 1,
+                    "source": "failure",
+                },
+                "delta": 0.0,
+                "step": -1,
+                "alone": True,
+            }
+        )
+    write_json(state.optimizer_path, carry)
 
 
 def three_way_diff(project: PathLike, proposal: str | None = None) -> str:

@@ -111,6 +111,22 @@ def test_reject_blocks_the_edits_for_later_nights(world: World) -> None:
         adopt(world.webapp, report.proposal)
 
 
+def test_a_rolled_back_proposals_edits_are_kept_from_later_nights(world: World) -> None:
+    """Rolling back says "not this" as clearly as reject; the edits never reached the rejected-
+    edit buffer, so a later night with new sessions staged them again, word for word."""
+    first = _night(world, world.webapp)
+    adopt(world.webapp, first.proposal)
+    rollback(world.webapp, first.proposal)
+    carry = json.loads(ProjectState(world.webapp).optimizer_path.read_text())
+    refused = {
+        r["edit"]["content"]
+        for entry in carry.values()
+        for r in entry["rejected"]
+        if r["edit"]["rationale"].startswith("rolled back by the user")
+    }
+    assert refused and refused == {e.content for e in first.accepted}
+
+
 def test_a_second_night_at_once_is_refused(world: World) -> None:
     state = ProjectState(world.webapp)
     with state.night_lock(), pytest.raises(BusyError) as caught:
