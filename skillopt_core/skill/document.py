@@ -22,7 +22,8 @@ _OPEN_RE = re.compile(
     rf"^[ \t]*<!--[ \t]*skillopt:protected[ \t]+({_NAME})[ \t]*-->[ \t]*\r?$", re.M
 )
 _CLOSE_TEMPLATE = r"^[ \t]*<!--[ \t]*/skillopt:protected[ \t]+{name}[ \t]*-->[ \t]*\r?$"
-_FRONTMATTER_RE = re.compile(r"\A---[ \t]*\r?\n(?:.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.S)
+# A byte order mark (an editor's UTF-8 "with BOM") comes before the frontmatter, and belongs to it.
+_FRONTMATTER_RE = re.compile(r"\A\ufeff?---[ \t]*\r?\n(?:.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.S)
 
 #: Any text containing this is refused as edit content: it could forge or break a region.
 MARKER_TOKEN = "skillopt:protected"
@@ -46,7 +47,8 @@ class Region:
 
 
 def split_frontmatter(text: str) -> tuple[str, str]:
-    """Split ``text`` into (frontmatter including its ``---`` lines, rest); ``a + b == text``."""
+    """Split ``text`` into (frontmatter including its ``---`` lines and any byte order mark
+    before them, rest); ``a + b == text``."""
     match = _FRONTMATTER_RE.match(text)
     if match is None:
         return "", text

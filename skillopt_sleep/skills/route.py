@@ -2,7 +2,7 @@
 
 A family goes to the user skill whose name and description best match its requests (TF-IDF
 cosine over words), when the match clears ``threshold``; otherwise to one managed skill the engine
-creates and owns (or, on request, the harness memory file). Pure: same inputs, same routes.
+creates and owns (or, on request, the harness memory file). Same inputs and files, same routes.
 
 The managed skill's frontmatter ``description`` quotes the requests it was made from. It is a
 YAML double-quoted scalar with ``\\`` and ``"`` escaped (a ``C:\\Users`` or ``\\d+`` reads back as
@@ -13,9 +13,10 @@ overrides, lone surrogates) are removed: harnesses parse it and people ``cat`` i
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from skillopt_sleep._display import stripped
@@ -106,6 +107,17 @@ def _cosine(a: Mapping[str, float], b: Mapping[str, float]) -> float:
     return dot / (na * nb) if na and nb else 0.0
 
 
+def _by_its_skill_path(fallback: Target, skills: Sequence[SkillFile]) -> Target:
+    """``fallback`` named as the skill that is the same file by another path (the managed skill
+    under ``.agents/skills`` when ``.claude/skills`` links there): two targets for one file
+    would stage two proposals for it, and adopting them would keep only the last."""
+    real = os.path.realpath(fallback.path)
+    for skill in skills:
+        if os.path.realpath(skill.path) == real:
+            return replace(fallback, path=skill.path)
+    return fallback
+
+
 def route_families(
     families: Mapping[str, Sequence[str]],
     skills: Sequence[SkillFile],
@@ -113,6 +125,7 @@ def route_families(
     threshold: float = 0.12,
 ) -> dict[str, Target]:
     """``{family id: target}`` for ``{family id: its request texts}``."""
+    fallback = _by_its_skill_path(fallback, skills)
     docs = {s.path: _words(f"{s.name.replace('-', ' ')} {s.description}") for s in skills}
     fam_docs = {f: _words(" ".join(texts)) for f, texts in families.items()}
     corpus = list(docs.values()) + list(fam_docs.values())

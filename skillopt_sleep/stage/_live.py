@@ -7,18 +7,21 @@ a later proposal), so neither silently replaces text nobody has reviewed.
 
 from __future__ import annotations
 
+import os
 import stat
 from pathlib import Path
 from typing import Any
 
 from skillopt_core.errors import DriftError, StorageError
-from skillopt_sleep.stage.proposal import load_manifest, readable_manifest, sha256
+from skillopt_sleep.stage.proposal import load_manifest, readable_manifest, sha256, staged_bytes
+
+_BOM = b"\xef\xbb\xbf"
 
 
 def _in_the_way(path: Path) -> DriftError:
     return DriftError(
         f"{path} is not a regular file (a folder or a file stands where the skill file should be)",
-        hint="move it aside or put the skill file back, then adopt again (or run a new night)",
+        hint="move it aside or put the skill file back, then run the same command again",
     )
 
 
@@ -39,16 +42,37 @@ def read_live(path: Path) -> bytes | None:
         ) from None
 
 
-def drifted(directory: Path) -> list[str]:
-    """Live files that changed since the proposal was staged."""
+def drift(directory: Path) -> list[tuple[str, str]]:
+    """Each live file that changed since the proposal was staged, and how: "deleted", "created",
+    "only its line endings changed", "only its byte order mark changed" or "edited" (a user who
+    did not edit it sees what their editor or ``git checkout`` did)."""
     out = []
     for entry in load_manifest(directory)["files"]:
-        live = read_live(Path(entry["live_path"]))
-        expected = entry["live_sha256"]
-        now = sha256(live) if live is not None else ""
-        if now != expected:
-            out.append(entry["live_path"])
+        path = Path(entry["live_path"])
+        live = read_live(path)
+        if (sha256(live) if live is not None else "") != entry["live_sha256"]:
+            staged_from = directory / f"{entry['staged']}.base" if entry["live_sha256"] else None
+            out.append((str(path), _how(path, live, staged_from)))
     return out
+
+
+def _how(path: Path, now: bytes | None, staged_from: Path | None) -> str:
+    if now is None:
+        link = (
+            f": a link to {os.path.realpath(path)}, which is missing" if path.is_symlink() else ""
+        )
+        return f"deleted{link}"
+    if staged_from is None:
+        return "created"
+    try:
+        before = staged_from.read_bytes()
+    except OSError:  # a proposal staged before the text it was made from was kept
+        return "edited"
+    if before.replace(b"\r\n", b"\n") == now.replace(b"\r\n", b"\n"):
+        return "only its line endings changed"
+    if before.removeprefix(_BOM) == now.removeprefix(_BOM):
+        return "only its byte order mark changed"
+    return "edited"
 
 
 def changed_since_adopt(directory: Path, backup: Path, files: list[dict[str, Any]]) -> list[str]:
@@ -60,9 +84,18 @@ def changed_since_adopt(directory: Path, backup: Path, files: list[dict[str, Any
         live = read_live(Path(entry["live_path"]))
         saved = backup / f"{index:02d}.orig"
         before = saved.read_bytes() if saved.is_file() else None
-        if live is not None and live not in (before, (directory / entry["staged"]).read_bytes()):
+        if live is not None and live not in (before, _adopted(directory, entry)):
             out.append(entry["live_path"])
     return out
+
+
+def _adopted(directory: Path, entry: dict[str, Any]) -> bytes | None:
+    """What the adopt wrote, or None when its staged file is gone or damaged (then a live file
+    that is not its backup counts as changed: ``rollback --force`` keeps it first)."""
+    try:
+        return staged_bytes(directory, entry)
+    except StorageError:
+        return None
 
 
 def adopted_over(directory: Path, paths: list[str], later: list[Path]) -> list[str]:

@@ -117,6 +117,24 @@ def unified_diff(changes: Sequence[FileChange]) -> str:
     return "".join(parts)
 
 
+def proposed_bytes(change: FileChange) -> bytes:
+    """The bytes to stage for ``change``. A night reads a live file that is not UTF-8 (a
+    Latin-1 ``Café``) with each odd byte replaced, so its proposed text holds U+FFFD where
+    the user wrote those bytes; the engine changes only the learned block, so that block is
+    put into the live bytes as they are instead, and the user's text stays byte for byte."""
+    if change.live is None:
+        return change.proposed.encode("utf-8")
+    try:
+        change.live.decode("utf-8")
+    except UnicodeDecodeError:
+        from skillopt_sleep.skills import learned_body, with_learned
+
+        live = change.live.decode("utf-8", "surrogateescape")
+        merged = with_learned(live, learned_body(change.proposed))
+        return merged.encode("utf-8", "surrogateescape")
+    return change.proposed.encode("utf-8")
+
+
 def staged_name(index: int, change: FileChange) -> str:
     parent = change.live_path.parent.name or "root"
     return f"files/{index:02d}-{parent}-{change.live_path.name}"
@@ -139,7 +157,8 @@ def stage(
         files: list[dict[str, Any]] = []
         for index, change in enumerate(changes):
             staged = staged_name(index, change)
-            write_private(tmp / staged, change.proposed.encode("utf-8"))
+            proposed = proposed_bytes(change)
+            write_private(tmp / staged, proposed)
             if change.live is not None:
                 write_private(tmp / f"{staged}.base", change.live)
             files.append(
@@ -149,7 +168,7 @@ def stage(
                     "kind": change.kind,
                     "created": change.live is None,
                     "live_sha256": sha256(change.live) if change.live is not None else "",
-                    "proposed_sha256": sha256(change.proposed.encode("utf-8")),
+                    "proposed_sha256": sha256(proposed),
                     "staged": staged,
                     "accepted_edits": change.accepted_edits,
                 }
@@ -190,6 +209,21 @@ def load_manifest(directory: Path) -> dict[str, Any]:
     if not isinstance(manifest, dict) or "files" not in manifest:
         raise StorageError(f"{directory} holds no valid proposal manifest")
     return manifest
+
+
+def staged_bytes(directory: Path, entry: dict[str, Any]) -> bytes:
+    """The proposed content of one file of the proposal in ``directory``; a staged file that
+    is missing or unreadable is a StorageError naming the way out (an adopt must not find that
+    out half way through its writes)."""
+    path = directory / str(entry["staged"])
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise StorageError(
+            f"proposal {directory.name} is damaged: cannot read {path} ({exc.strerror or exc})",
+            hint=f"reject it (`skillopt-sleep reject {directory.name}`); the next night stages a "
+            "new proposal",
+        ) from None
 
 
 def readable_manifest(directory: Path) -> dict[str, Any] | None:

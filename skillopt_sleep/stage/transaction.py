@@ -1,11 +1,12 @@
 """Adopt, reject and roll back staged proposals: each a small transaction with a journal.
 
-adopt: refuse a live file that drifted since staging (unless forced) or that is not a regular file
-→ back up every live file → journal "begin" → replace each file atomically (temp + rename) →
-journal "done". A write that fails puts back the files already replaced at once; a process killed
-in between leaves a "begin" without "done", and the next transaction (or ``recover``) restores the
-backups byte for byte and removes the killed write's temp file, so live files are always either
-all old or all new. The manifest turns "adopted" only after the last file is replaced, so a
+adopt: refuse a live file that drifted since staging (unless forced; the refusal says how each
+changed) or that is not a regular file → read every staged file (one missing: the proposal is
+damaged, nothing is written) → back up every live file → journal "begin" → replace each file
+atomically (temp + rename) → journal "done". A write that fails puts back the files already
+replaced at once; a process killed in between leaves a "begin" without "done", and the next
+transaction (or ``recover``) restores the backups byte for byte and removes the killed write's
+temp file, so live files are always either all old or all new. The manifest turns "adopted" only after the last file is replaced, so a
 "begin" whose "done" line was torn while the manifest says "adopted" is a finished adopt: it
 stays. A symlinked live file (skills kept in a dotfiles repo) is written through its link, but
 only where a night may read a skill (:func:`skillopt_sleep.skills.link_problem`): a proposal made
@@ -14,7 +15,8 @@ version staged, its manifest naming no ``target``), or a new file whose path bec
 them since staging, is refused unless forced. A new live file gets the mode any new file gets
 under the umask (0666 & ~umask), not the engine's private 0600.
 rollback: refuse a live file changed since the adopt wrote it (edited by hand, or adopted over by
-a later proposal) unless forced, which keeps its text as ``NN.at-rollback`` beside the backups;
+a later proposal) unless forced, which keeps its text as ``NN.at-rollback`` beside the backups
+and first rolls back each proposal adopted over it since (newest first);
 then restore the backups of an adopted proposal byte for byte; a file that had no backup did
 not exist before the adopt and is removed, and so is each folder the adopt made for such files
 (its journal "begin" lists them) once empty. A folder that was there before the adopt stays.
@@ -44,13 +46,14 @@ from skillopt_sleep.engine.state import (
     read_lines,
 )
 from skillopt_sleep.stage import backup_store, retention
-from skillopt_sleep.stage._live import adopted_over, changed_since_adopt, drifted, read_live
+from skillopt_sleep.stage._live import adopted_over, changed_since_adopt, drift, read_live
 from skillopt_sleep.stage.proposal import (
     link_note,
     load_manifest,
     readable_manifest,
     require_pending,
     set_state,
+    staged_bytes,
 )
 
 _TEMP_PART = re.compile(r"[a-z0-9_]{8}")  # the random part of a tempfile.mkstemp name
@@ -283,14 +286,11 @@ def adopt(
     require_pending(directory, manifest)
     if not force:
         _refuse_outside(state, manifest["files"], home or Path.home())
-    changed = drifted(directory)
+    changed = drift(directory)
     if changed and not force:
-        raise DriftError(
-            f"live files changed since proposal {directory.name} was staged: {', '.join(changed)}",
-            hint="review with `skillopt-sleep adopt --force` (shows a three-way diff first) "
-            "or run a new night",
-        )
+        raise _drift_error(directory.name, changed)
     files = manifest["files"]
+    proposed = [staged_bytes(directory, entry) for entry in files]  # all there, before any write
     backup = state.backup_dir(directory.name)
     _back_up(backup, files)
     created = _missing_folders(files)
@@ -303,8 +303,8 @@ def adopt(
     }
     append_line(state.journal_path, begin)
     try:
-        for entry in files:
-            _write_live(Path(entry["live_path"]), (directory / entry["staged"]).read_bytes())
+        for entry, data in zip(files, proposed, strict=True):
+            _write_live(Path(entry["live_path"]), data)
     except StorageError:
         with contextlib.suppress(StorageError):  # else the next command's recover does it
             _restore(backup, files, created)
@@ -314,6 +314,21 @@ def adopt(
     _finish(state, begin)
     retention.after_adopt(state, directory)
     return directory.name, [e["live_path"] for e in files], backup
+
+
+def _drift_error(proposal: str, changed: list[tuple[str, str]]) -> DriftError:
+    files = "; ".join(f"{path} ({how})" for path, how in changed)
+    put_back = (
+        "put a deleted file back (moved it, or checked out another branch?) and adopt again; "
+        if any(how.startswith("deleted") for _, how in changed)
+        else ""
+    )
+    return DriftError(
+        f"live files changed since proposal {proposal} was staged: {files}",
+        hint=f"{put_back}`skillopt-sleep adopt {proposal} --force` shows both changes and writes "
+        "the proposal over yours (they stay in its backup), or run a new night: it starts from "
+        "the files as they are now",
+    )
 
 
 def rollback(
@@ -332,6 +347,7 @@ def rollback(
     if changed and not force:
         raise _changed_error(state, directory, changed)
     _keep_changed(backup, manifest["files"], changed)
+    _drop_later_adopts(state, directory, changed)
     append_line(
         state.journal_path,
         {"action": "rollback", "phase": "begin", "proposal": directory.name, "at": _now()},
@@ -344,6 +360,14 @@ def rollback(
     )
     retention.after_rollback(state, directory)
     return directory.name, [e["live_path"] for e in manifest["files"]], backup
+
+
+def _drop_later_adopts(state: ProjectState, directory: Path, changed: list[str]) -> None:
+    """Roll back, newest first, each proposal adopted over ``changed`` files since
+    ``directory``'s adopt, so none of them still reads "adopted" with its text gone (a later
+    ``rollback`` of it would put ``directory``'s edits back)."""
+    for name in reversed(adopted_over(directory, changed, state.proposals())):
+        rollback(state, name, force=True)
 
 
 def _changed_error(state: ProjectState, directory: Path, changed: list[str]) -> DriftError:
@@ -393,11 +417,9 @@ def three_way(state: ProjectState, proposal: str | None = None) -> str:
     for entry in load_manifest(directory)["files"]:
         live_path = Path(entry["live_path"])
         base_file = directory / f"{entry['staged']}.base"
-        base = (
-            base_file.read_text(encoding="utf-8", errors="replace") if base_file.is_file() else ""
-        )
+        base = base_file.read_bytes().decode("utf-8", "replace") if base_file.is_file() else ""
         live = (read_live(live_path) or b"").decode("utf-8", "replace")
-        proposed = (directory / entry["staged"]).read_text(encoding="utf-8")
+        proposed = staged_bytes(directory, entry).decode("utf-8", "replace")
         out.append(link_note(live_path))
         for label, text in (("live now", live), ("proposed", proposed)):
             out.extend(
