@@ -263,13 +263,26 @@ class _Night:
             self.tick("stage", 0, 1)
             report = reporting.stage_report(state, report, runs)
             if config.night.auto_adopt:
-                # the night already holds the lock
-                transaction.adopt(state, report.proposal, home=self.home)
-                report = reporting.mark_adopted(report)
+                report = self._auto_adopt(report)
             self.tick("stage", 1, 1)
         if not self.dry_run:
             write_json(state.optimizer_path, carry_all)
         return self._finish(report, index)
+
+    def _auto_adopt(self, report: NightReport) -> NightReport:
+        """Adopt what was staged (the night already holds the lock). A live file changed while
+        the night ran, or a write that failed (and was put back), leaves the proposal pending
+        with the reason in the night's message: the night itself still finishes, its sessions
+        consumed and its optimizer memory kept (a refusal used to abort it after staging)."""
+        from skillopt_core.errors import DriftError, StorageError
+        from skillopt_sleep.stage import transaction
+
+        try:
+            transaction.adopt(self.state, report.proposal, home=self.home)
+        except (DriftError, StorageError) as exc:
+            note = f"not adopted ({exc.message}); review it: skillopt-sleep adopt {report.proposal}"
+            return replace(report, message=f"{report.message}; {note}")
+        return reporting.mark_adopted(report)
 
     def _basics(self, sessions: int, mined: Any) -> reporting.Basics:
         backends = self.config.backends

@@ -205,3 +205,33 @@ def test_two_nights_in_one_second_keep_their_own_folders(world: World) -> None:
     first_report = json.loads((state.night_dir(first.night_id) / "report.json").read_text())
     assert first_report["outcome"] == first.outcome
     assert state.night_dir(second.night_id).is_dir()
+
+
+def test_auto_adopt_over_a_file_changed_during_the_night_leaves_it_pending(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The adopt's refusal aborted the night after staging: no history line, the harvest index
+    not committed (the sessions read again), the night's optimizer memory lost."""
+    from skillopt_sleep.engine import reporting
+
+    staged = reporting.stage_report
+
+    def stage_then_edit(state, report, runs):  # the user saves the skill as the night stages
+        done = staged(state, report, runs)
+        for change in done.changes:
+            live = Path(change.path)  # here a new file: the user created it meanwhile
+            live.parent.mkdir(parents=True, exist_ok=True)
+            live.write_text("my own line\n")
+        return done
+
+    monkeypatch.setattr(reporting, "stage_report", stage_then_edit)
+    report = _night(world, world.webapp, **{"night.auto_adopt": True})
+    assert report.outcome == "staged" and "not adopted" in report.message, report.message
+    assert f"skillopt-sleep adopt {report.proposal}" in report.message
+    (pending,) = list_proposals(world.webapp)
+    assert pending.state == "pending" and pending.id == report.proposal
+    state = ProjectState(world.webapp)
+    assert state.optimizer_path.is_file()
+    assert json.loads(state.history_path.read_text().splitlines()[-1])["outcome"] == "staged"
+    monkeypatch.setattr(reporting, "stage_report", staged)
+    assert _night(world, world.webapp).sessions == 0  # the night's sessions were consumed
