@@ -142,7 +142,7 @@ class ManagedBackend:
                 self.policy.retry,
                 sleep=self._sleep,
                 stats=stats,
-                label=f"{self.name}:{self.model or 'default'}",
+                label=label,
                 before_retry=lambda failed: self._hold_retry(reservation, label, failed),
             )
         except BaseException as exc:

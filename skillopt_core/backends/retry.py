@@ -130,7 +130,8 @@ def call_with_retries(
                 raise RetriesExhausted(
                     f"{label}: gave up after {attempt} attempts; last error: {exc.message}",
                     hint=exc.hint
-                    or "the service kept failing; retry later or lower --workers / concurrency",
+                    or "the service kept failing: run again later, or send fewer calls at once "
+                    "(the backend option concurrency)",
                     attempts=attempt,
                 ) from exc
             refused = policy.refuse_wait(exc, clock() - started, label, attempt)

@@ -2,7 +2,8 @@
 
 A run whose every reflection was dropped (the optimizer never answered with usable JSON edits)
 must not end as "accepted edits (0)": it stops with :class:`~skillopt_core.errors.NoEvidenceError`.
-A run where only some reflections were dropped carries on, with a warning.
+A run where only some reflections were dropped carries on, with a warning. A reply that is empty
+or a refusal is no answer at all (:func:`unusable_kind`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,20 @@ from typing import Any
 from skillopt_core.errors import NoEvidenceError
 
 History = Sequence[Mapping[str, Any]]
+
+REFUSALS = ("i can't help", "i cannot help", "i'm unable to", "i am unable to")
+"""How a model's refusal starts (lower case): a reply that says nothing about the task."""
+
+
+def unusable_kind(reply: str) -> str:
+    """The kind of non-answer ``reply`` is ("empty reply" or "refusal"), or "" for an answer."""
+    text = reply.strip()
+    if not text:
+        return "empty reply"
+    if text.lower().startswith(REFUSALS):
+        return "refusal"
+    return ""
+
 
 NO_EVIDENCE_HINT = (
     "check the optimizer backend and model: it must answer the reflection prompt with the JSON "

@@ -10,6 +10,7 @@ from typing import Any
 
 from skillopt_core.backends._protocol import Backend, CompletionRequest
 from skillopt_core.optim.evaluate import Evaluator
+from skillopt_core.optim.evidence import unusable_kind
 from skillopt_core.prompts import load_prompt
 from skillopt_core.records import Item, ScoredRollout
 from skillopt_core.skill import MARKER_TOKEN, set_protected
@@ -100,7 +101,9 @@ def meta_update(
     accepted: Sequence[dict[str, Any]],
     rejected: Sequence[dict[str, Any]],
 ) -> str:
-    """Refresh the optimizer's private notes from the edit history."""
+    """Refresh the optimizer's private notes from the edit history. An empty reply or a refusal
+    (an optimizer that stopped answering part-way through a run) keeps the previous notes: they
+    carry what earlier epochs and nights learned, and would otherwise be replaced by nothing."""
     prompt = load_prompt("meta").format(
         previous=previous_notes or "(none)",
         accepted=json.dumps(list(accepted)[-30:], indent=1),
@@ -112,4 +115,5 @@ def meta_update(
         purpose="meta",
         metadata={"accepted": list(accepted), "rejected": list(rejected)},
     )
-    return optimizer.complete(request).text.strip()
+    notes = optimizer.complete(request).text.strip()
+    return previous_notes if unusable_kind(notes) else notes

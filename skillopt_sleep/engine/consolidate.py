@@ -129,16 +129,20 @@ def consolidate(
     evaluate = trainer.evaluator.evaluate
     has_test = bool(env.items("test"))
     rejected_now = trainer.rejected.to_json()
+    val_before, val_after = evaluate(view, "val"), evaluate(best, "val")
+    test_before = evaluate(view, "test") if has_test else None
+    test_after = evaluate(best, "test") if has_test else None
+    _guard_unchanged(env)
     return Consolidation(
         base_text=base_text,
         proposed_text=with_learned(base_text, body_from_view(best)) if best != view else base_text,
         accepted=tuple(result.accepted),
         rejected=tuple(rejected_now[known:]),
         history=tuple(result.history),
-        val_before=evaluate(view, "val"),
-        val_after=evaluate(best, "val"),
-        test_before=evaluate(view, "test") if has_test else None,
-        test_after=evaluate(best, "test") if has_test else None,
+        val_before=val_before,
+        val_after=val_after,
+        test_before=test_before,
+        test_after=test_after,
         gate_split=selection.gate_split,
         carry=replace(
             carry,
@@ -158,5 +162,26 @@ def _guard_evidence(env: NightEnvironment, result: TrainResult, roles: Roles) ->
             f"came back as {reason}; no edit can be judged",
             hint="check the target backend's login and model (skillopt-sleep doctor), then run again",
         )
+    judge = env.judge_unusable_reason()
+    if judge:
+        raise NoEvidenceError(
+            f"{judge}; no rubric task can be judged",
+            hint="check the judge backend's login and model (skillopt-sleep doctor): it must "
+            "answer with the JSON verdict it is asked for; then run again",
+        )
     if result.stop_error is not None:
         raise result.stop_error
+
+
+def _guard_unchanged(env: NightEnvironment) -> None:
+    """A backend that stopped answering usably part-way through the night stops it: the gate's
+    verdicts (rejections too, which would block good edits on later nights) and the held-out
+    scores were computed on non-answers, so nothing of tonight may be staged or carried."""
+    changed = env.changed_reason()
+    if changed:
+        raise NoEvidenceError(
+            f"a backend stopped answering usably part-way through the night: {changed}; "
+            "nothing was staged and no edit was rejected",
+            hint="check that backend (its quota, login and model: skillopt-sleep doctor), then "
+            "run again: the next night reads tonight's sessions again",
+        )

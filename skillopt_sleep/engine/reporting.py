@@ -9,7 +9,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skillopt_core.backends.budget import Totals
 from skillopt_core.backends.runtime import Roles
+from skillopt_core.errors import SkillOptError
 from skillopt_sleep.engine.records import (
     EditView,
     FamilyView,
@@ -137,6 +139,34 @@ def quiet_night(
     history: tuple[Mapping[str, Any], ...] = (),
 ) -> NightReport:
     return _report(base, mined, timings, history, outcome=outcome, message=message)
+
+
+def stopped_night(
+    base: Basics,
+    mined: Any,
+    error: SkillOptError,
+    spent: Totals,
+    timings: Mapping[str, float],
+    *,
+    history: tuple[Mapping[str, Any], ...] = (),
+) -> NightReport:
+    """A night that stopped part-way (a backend that failed, a budget reached, replies that were
+    no answers): outcome "stopped", the reason and its fix as the message, and what it spent.
+    Such a night stages and carries nothing and does not commit the harvest index, so its report
+    and history line are the only trace of it: without them `status` would show the night before
+    and its calls would be paid for and never shown."""
+    fix = f" (fix: {error.hint})" if error.hint else ""
+    message = (
+        f"stopped: {error.message}{fix}; nothing was staged and the next night reads these "
+        "sessions again"
+    )
+    usage = Usage(
+        calls=spent.calls,
+        input_tokens=spent.input_tokens,
+        output_tokens=spent.output_tokens,
+        cost_usd=round(spent.cost_usd, 6),
+    )
+    return _report(base, mined, timings, history, outcome="stopped", message=message, usage=usage)
 
 
 def _edits(runs: Sequence[TargetRun]) -> tuple[EditView, ...]:

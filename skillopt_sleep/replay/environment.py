@@ -3,6 +3,11 @@
 ``skillopt_core``'s trainer runs on any :class:`~skillopt_core.envs.base.Environment`; this one
 replays a task on the target backend with the candidate skill and judges the answer with the task's
 rule checks, then (when a judge role is configured) its rubric.
+
+It also keeps what the backends answered: a target whose every reply was empty or a refusal
+(:meth:`NightEnvironment.unusable_reason`), or a target or judge that stopped answering usably
+part-way through the night (:meth:`NightEnvironment.changed_reason`), must stop the night rather
+than score its edits on non-answers.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any
 from skillopt_core.backends._protocol import Backend, CompletionRequest
 from skillopt_core.envs.base import canonical_split
 from skillopt_core.envs.scoring import best_scores
+from skillopt_core.optim.evidence import unusable_kind
 from skillopt_core.records import Item, Rollout, Score
 from skillopt_core.structured import StructuredReplyError, complete_json
 from skillopt_sleep.records import Task
@@ -30,7 +36,8 @@ JUDGE_SCHEMA: dict[str, Any] = {
         "reason": {"type": "string"},
     },
 }
-_REFUSALS = ("i can't help", "i cannot help", "i'm unable to", "i am unable to")
+Asked = tuple[Backend, CompletionRequest]
+"""A request a backend answered usably, with the backend: what is asked again to check on it."""
 
 
 def judgeable(task: Task, has_judge: bool) -> bool:
@@ -64,6 +71,9 @@ class NightEnvironment:
         self._lock = threading.Lock()
         self.failure_kinds: Counter[str] = Counter()  # why replies were unusable (empty, refusal)
         self.replies = 0
+        self._answered: Asked | None = None  # the first replay answered usably
+        self._judge_failures: list[str] = []  # why verdicts were unusable
+        self._judged: Asked | None = None  # the first rubric verdict that came back usable
 
     def items(self, split: str) -> list[Item]:
         if split == "all":
@@ -75,7 +85,7 @@ class NightEnvironment:
         request = replay_request(task, skill, sample)
         completion = target.complete(request)
         answer = completion.text.strip()
-        self._note(answer)
+        self._note(answer, (target, request))
         return Rollout(
             item_id=item.id,
             response=answer,
@@ -87,23 +97,79 @@ class NightEnvironment:
             sample=sample,
         )
 
-    def _note(self, answer: str) -> None:
-        kind = ""
-        if not answer:
-            kind = "empty reply"
-        elif answer.lower().startswith(_REFUSALS):
-            kind = "refusal"
+    def _note(self, answer: str, asked: Asked) -> None:
+        kind = unusable_kind(answer)
         with self._lock:
             self.replies += 1
             if kind:
                 self.failure_kinds[kind] += 1
+            elif self._answered is None:
+                self._answered = asked
 
     def unusable_reason(self) -> str:
-        """The one reason every reply was unusable, or "" when some replies were real answers."""
-        if not self.replies:
+        """Why every reply was unusable ("empty reply", "refusal", or both joined by "or"), or
+        "" when some replies were real answers."""
+        with self._lock:
+            unusable = sum(self.failure_kinds.values())
+            kinds = " or ".join(sorted(self.failure_kinds))
+        return kinds if self.replies and unusable == self.replies else ""
+
+    def changed_reason(self) -> str:
+        """What shows that the target or the judge stopped answering usably part-way through the
+        night, or "". Unusable replies beside usable ones are either what the model says to
+        those prompts (an edit that makes it refuse is a bad edit, rightly rejected) or a
+        backend that broke (a spent quota, a failing proxy): then the gate compared non-answers
+        and its verdicts, rejections included, mean nothing. Asking again the first request it
+        answered usably tells the two apart, at one call, and only on a night with both."""
+        return self._recheck_target() or self._recheck_judge()
+
+    def _recheck_target(self) -> str:
+        with self._lock:
+            unusable, replies, answered = (
+                sum(self.failure_kinds.values()),
+                self.replies,
+                self._answered,
+            )
+            kinds = " or ".join(sorted(self.failure_kinds))
+        if not unusable or answered is None:
             return ""
-        (kind, count), *rest = self.failure_kinds.most_common() or [("", 0)]
-        return kind if count == self.replies and not rest else ""
+        target, request = answered
+        kind = unusable_kind(target.complete(request).text)
+        if not kind:
+            return ""
+        return (
+            f"{unusable} of {replies} replays on the target {_named(target)} came back as "
+            f"{kinds}, and a replay it had answered earlier tonight came back as {kind} when "
+            "asked again"
+        )
+
+    def _recheck_judge(self) -> str:
+        with self._lock:
+            failures, judged = len(self._judge_failures), self._judged
+        if not failures or judged is None:
+            return ""
+        judge, request = judged
+        try:
+            complete_json(judge, request, JUDGE_SCHEMA)
+        except StructuredReplyError as exc:
+            return (
+                f"{failures} verdicts of the judge {_named(judge)} were unusable, and an answer "
+                f"it had judged earlier tonight got no usable verdict when asked again "
+                f"({exc.message})"
+            )
+        return ""
+
+    def judge_unusable_reason(self) -> str:
+        """Why every verdict of the judge was unusable (its first failure), or "" when one was
+        usable or nothing was judged: a judge that never answers scores every rubric task 0."""
+        with self._lock:
+            failures, judged = list(self._judge_failures), self._judged
+        if not failures or judged is not None or self.judge is None:
+            return ""
+        return (
+            f"all {len(failures)} verdicts of the judge {_named(self.judge)} were unusable "
+            f"(first: {failures[0]})"
+        )
 
     def score(self, item: Item, rollout: Rollout) -> Score:
         task: Task = item.get("task")
@@ -145,8 +211,16 @@ class NightEnvironment:
         try:
             verdict = complete_json(self.judge, request, JUDGE_SCHEMA)
         except StructuredReplyError as exc:
+            with self._lock:
+                self._judge_failures.append(exc.message)
             return Score(0.0, 0.0, f"judge reply unusable: {exc}")
+        with self._lock:
+            self._judged = self._judged or (self.judge, request)
         passed = bool(verdict["pass"])
         return Score(
             1.0 if passed else 0.0, float(verdict["score"]), str(verdict.get("reason", ""))[:400]
         )
+
+
+def _named(backend: Backend) -> str:
+    return f"{backend.name}:{backend.model or 'default'}"
