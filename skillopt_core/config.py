@@ -22,6 +22,7 @@ TOML layout (every key optional)::
     mixed_weight = 0.5
     no_regression = false
     min_delta = 0.0       # an improvement must exceed this; >= 0, so a regression never passes
+    max_chars = 0         # size budget of the editable text (0 = none); past it, no edit grows it
 
     [slow_update]
     enabled = true
@@ -84,7 +85,10 @@ class TrainConfig:
     credit: bool = False  # re-gate a rejected bundle's edits alone (skillopt_core.optim.credit)
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        if not self.gate.max_chars:  # a run from before the budget existed still resumes
+            data["gate"].pop("max_chars")
+        return data
 
     def training_identity(self) -> dict[str, Any]:
         """The settings a resumed run must share with the original (workers may differ)."""
@@ -165,6 +169,11 @@ def validate(config: TrainConfig) -> TrainConfig:
         config.gate.metric in ("hard", "soft", "mixed"), "gate metric must be hard, soft or mixed"
     )
     _check(0.0 <= config.gate.mixed_weight <= 1.0, "gate mixed_weight must be within [0, 1]")
+    max_chars = config.gate.max_chars
+    _check(
+        type(max_chars) is int and max_chars >= 0,
+        f"gate max_chars must be an integer >= 0 (0: no budget), got {max_chars!r}",
+    )
     min_delta = config.gate.min_delta
     _check(
         isinstance(min_delta, (int, float)) and not isinstance(min_delta, bool),

@@ -50,6 +50,7 @@ class GateSection(_Section):
     mixed_weight: float | None = None
     no_regression: bool | None = None
     min_delta: float | None = None
+    max_chars: int | None = None
 
 
 class SlowUpdateSection(_Section):

@@ -16,6 +16,44 @@ class GatePolicy:
     mixed_weight: float = 0.5
     no_regression: bool = False  # also reject when any single item gets worse
     min_delta: float = 0.0  # improvement must exceed this (strict: ties always rejected)
+    max_chars: int = 0  # the editable text's size budget (0 = none): see over_budget
+
+
+ROOM_SHARE = 0.75  # the optimizer hears of the budget once the text holds this share of it
+
+
+def room_note(skill: str, policy: GatePolicy) -> str:
+    """A sentence for the reflection prompt once ``skill`` nears its budget ("" before): told
+    only at the gate, an optimizer keeps proposing additions that are refused unweighed."""
+    from skillopt_core.skill.document import editable_chars
+
+    size = editable_chars(skill)
+    if not policy.max_chars or size < ROOM_SHARE * policy.max_chars:
+        return ""
+    return (
+        f" The editable text holds {size} of at most {policy.max_chars} characters: prefer "
+        "`replace` and `delete` edits that make it shorter; an edit that makes it longer past "
+        "that budget is refused."
+    )
+
+
+def over_budget(current: str, candidate: str, policy: GatePolicy) -> str:
+    """Why ``candidate`` is refused before any evaluation, or "": it would make the editable text
+    (:func:`~skillopt_core.skill.document.editable_chars`) longer than ``max_chars`` and longer
+    than it is now. A skill is read into every session of the agent that loads it, so what it
+    costs there must not grow night after night; past the budget, only edits that shorten it
+    (or keep its length) are weighed."""
+    from skillopt_core.skill.document import editable_chars
+
+    if not policy.max_chars:
+        return ""
+    after = editable_chars(candidate)
+    if after <= policy.max_chars or after <= editable_chars(current):
+        return ""
+    return (
+        f"the skill would grow to {after} characters, over its budget of {policy.max_chars}: "
+        "an edit must replace or delete to make room"
+    )
 
 
 def _per_item(result: EvalResult, policy: GatePolicy) -> dict[str, float]:

@@ -99,7 +99,9 @@ def reflect_one(
     rejected: RejectedBuffer,
     meta_notes: str,
     step: int,
+    room: str = "",
 ) -> ReflectOutcome:
+    """One minibatch's edits. ``room``: what the prompt says of the size budget (gate.room_note)."""
     cases = [_case_json(c) for c in batch.cases]
     rejected_view = rejected.for_prompt()
     failure = batch.kind == "failure"
@@ -109,6 +111,7 @@ def reflect_one(
         kind_title="Failures" if failure else "Successes",
         goal="fix these failures" if failure else "keep these successes reliable",
         budget=budget,
+        room=room,
         skill=skill,
         cases=_render_cases(cases),
         rejected=json.dumps(rejected_view, indent=1) if rejected_view else "(none)",
@@ -154,10 +157,18 @@ def reflect_all(
     meta_notes: str,
     step: int,
     workers: int,
+    room: str = "",
 ) -> list[ReflectOutcome]:
     return parallel_map(
         lambda b: reflect_one(
-            optimizer, skill, b, budget=budget, rejected=rejected, meta_notes=meta_notes, step=step
+            optimizer,
+            skill,
+            b,
+            budget=budget,
+            rejected=rejected,
+            meta_notes=meta_notes,
+            step=step,
+            room=room,
         ),
         batches,
         workers,

@@ -26,7 +26,7 @@ from skillopt_core.optim.buffer import RejectedBuffer
 from skillopt_core.optim.credit import assign_credit, prune_bundle
 from skillopt_core.optim.evaluate import Evaluator
 from skillopt_core.optim.evidence import unusable
-from skillopt_core.optim.gate import decide
+from skillopt_core.optim.gate import decide, over_budget, room_note
 from skillopt_core.optim.reflect import make_minibatches, reflect_all
 from skillopt_core.optim.select import select_edits
 from skillopt_core.optim.slow import meta_update, slow_update
@@ -262,6 +262,10 @@ class Trainer:
 
     def _gate(self, candidate: str) -> tuple[Decision, float]:
         current = self.evaluator.evaluate(self.state.current_skill, "val")
+        too_big = over_budget(self.state.current_skill, candidate, self.config.gate)
+        if too_big:  # refused unevaluated: a budget no score can buy back (no gate bypasses it)
+            score = current.metric(self.config.gate.metric, self.config.gate.mixed_weight)
+            return Decision(False, self.config.gate.metric, score, score, too_big, {}), 0.0
         proposed = self.evaluator.evaluate(candidate, "val")
         decision = decide(current, proposed, self.config.gate)
         if not self.config.gated:  # the "no gate" ablation: record the evidence, accept anyway
@@ -303,6 +307,7 @@ class Trainer:
             meta_notes=self.state.meta_notes if cfg.meta_skill else "",
             step=step,
             workers=cfg.workers,
+            room=room_note(skill, cfg.gate),
         )
         blocked = self.rejected.blocked_keys()
         proposed = [e for o in outcomes for e in o.edits]

@@ -86,6 +86,12 @@ def protected_regions(text: str) -> list[Region]:
         pos = end
 
 
+def editable_chars(text: str) -> int:
+    """How long the text the optimizer may edit is: all but the frontmatter and the protected
+    regions (what a size budget, ``GatePolicy.max_chars``, bounds)."""
+    return len(text) - sum(end - start for start, end in protected_spans(text))
+
+
 def protected_spans(text: str) -> list[tuple[int, int]]:
     """Spans no step edit may touch: the frontmatter (if any) and every protected region."""
     spans = [(r.start, r.end) for r in protected_regions(text)]

@@ -96,6 +96,9 @@ class TrainSection(_Section):
     gate: bool = True  # false (an ablation): every candidate is accepted
     buffer: bool = True  # false (an ablation): rejected edits are forgotten between nights
     credit: bool = True  # re-gate a rejected bundle's edits alone before blaming them
+    # The learned text's size budget: read into every session that loads the skill, it must
+    # not grow night after night; past it only edits that keep or cut its length pass (0 = none).
+    max_learned_chars: int = Field(8000, ge=0)
 
 
 class ScheduleSection(_Section):

@@ -87,7 +87,9 @@ def train_config(config: SleepConfig, selection: Selection, lr: int) -> TrainCon
             workers=config.train.workers,
             seed=config.night.seed,
             lr=LRSchedule("constant", lr, lr),
-            gate=GatePolicy(metric=config.train.gate_metric),
+            gate=GatePolicy(
+                metric=config.train.gate_metric, max_chars=config.train.max_learned_chars
+            ),
             slow_update=config.train.slow_update,
             meta_skill=config.train.meta,
             gated=config.train.gate,

@@ -127,6 +127,18 @@ def test_a_rolled_back_proposals_edits_are_kept_from_later_nights(world: World) 
     assert refused and refused == {e.content for e in first.accepted}
 
 
+def test_a_night_never_grows_the_learned_text_past_its_budget(world: World) -> None:
+    report = _night(world, world.webapp, **{"train.max_learned_chars": 1})
+    assert report.outcome == "no change" and not report.accepted, report.message
+    assert report.edits and not any(e.accepted for e in report.edits)
+    decisions = [
+        step.get("decision", "")
+        for path in ProjectState(world.webapp).root.glob("nights/*/**/history.json")
+        for step in json.loads(path.read_text())
+    ]
+    assert any("over its budget" in d for d in decisions), decisions
+
+
 def test_a_second_night_at_once_is_refused(world: World) -> None:
     state = ProjectState(world.webapp)
     with state.night_lock(), pytest.raises(BusyError) as caught:
