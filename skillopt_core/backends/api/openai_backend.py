@@ -199,8 +199,9 @@ class OpenAIBackend(LazyClient):
             if not reply.choices:
                 raise TransientError(f"{self.name}: the reply had no choices")
             message = reply.choices[0].message
-            if message.content is None and getattr(message, "refusal", None):
-                raise BackendError(f"{self.name}: the model refused: {message.refusal}")
+            # A refusal (``content`` null, ``refusal`` set) is an answer with nothing in it, as the
+            # Responses API gives it: the caller scores it (a replay fails its checks) or drops it
+            # (a reflection is no JSON). Raised, one refused replay ended the whole night.
             usage = reply.usage
             return message.content or "", Usage(
                 usage.prompt_tokens if usage else 0, usage.completion_tokens if usage else 0
