@@ -146,8 +146,7 @@ class HandoffBackend:
                 f"handoff: no hand-off directory: {ENV_DIR} is not set and no backend option "
                 "'dir' was given",
                 hint=f"set {ENV_DIR}=/path/to/a/writable/folder, or the option dir "
-                "(`--option dir=PATH` for skillopt; `dir` under [backends.options] in "
-                "skillopt-sleep's config)",
+                f"({backend_options.where_to_set('dir=PATH')})",
             )
         return self.directory
 

@@ -18,6 +18,14 @@ from skillopt_core.suggest import did_you_mean
 
 ROLES = ("optimizer", "target")
 
+
+def where_to_set(*settings: str) -> str:
+    """Where a user sets backend options, for a hint: ``--option`` flags for ``skillopt``, the
+    ``[backends.options]`` table of the config for ``skillopt-sleep`` (which has no such flag)."""
+    flags = " ".join(f"--option {s}" for s in settings)
+    return f"`{flags}` for skillopt; under [backends.options] in skillopt-sleep's config"
+
+
 DEFAULT_TIMEOUT_S = 120.0
 """An API backend's ``timeout`` (seconds for each read of a reply) when the option is not given."""
 DEADLINE_PER_TIMEOUT = 10

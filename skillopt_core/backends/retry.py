@@ -18,7 +18,7 @@ from datetime import timezone
 from typing import TypeVar
 
 from skillopt_core.backends._protocol import BackendError
-from skillopt_core.backends.options import DEADLINE_PER_TIMEOUT, DEFAULT_TIMEOUT_S
+from skillopt_core.backends.options import DEADLINE_PER_TIMEOUT, DEFAULT_TIMEOUT_S, where_to_set
 
 T = TypeVar("T")
 
@@ -68,8 +68,8 @@ class RetryPolicy:
             f"{label}: the server asked to wait {failed.retry_after:.0f}s before a retry "
             f"(Retry-After), more than the {max(left, 0):.0f}s left of the call's "
             f"{self.deadline_s:g}s deadline; last error: {failed.message}",
-            hint=f"raise --option deadline=SECONDS (now {self.deadline_s:g}) to wait that long, "
-            "or run again later",
+            hint=f"raise deadline (now {self.deadline_s:g} seconds) to wait that long "
+            f"({where_to_set('deadline=SECONDS')}), or run again later",
             attempts=attempts,
         )
 

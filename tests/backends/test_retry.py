@@ -62,7 +62,9 @@ def test_a_retry_after_past_the_deadline_ends_the_call_at_once() -> None:
     assert sleeps == [] and flaky.calls == 1
     assert caught.value.message.startswith("x:y: the server asked to wait 10000s")
     assert "60s deadline" in caught.value.message and "HTTP 429" in caught.value.message
-    assert "--option deadline=SECONDS (now 60)" in caught.value.hint
+    hint = caught.value.hint
+    assert "raise deadline (now 60 seconds)" in hint and "`--option deadline=SECONDS`" in hint
+    assert "[backends.options] in skillopt-sleep's config" in hint  # it has no --option flag
 
 
 class Clock:

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 from skillopt_core.backends._protocol import BackendError
 from skillopt_core.backends.api import _inflate
 from skillopt_core.backends.api.errors import PROXY_HINT, Endpoint
+from skillopt_core.backends.options import where_to_set
 from skillopt_core.backends.retry import TransientError
 
 MAX_REPLY_BYTES = 64 * 1024 * 1024
@@ -92,8 +93,9 @@ def http_client(sdk: Any, where: Endpoint, deadline_s: float) -> Any:
                     raise TransientError(
                         f"{label}: the call timed out (no complete reply within the "
                         f"{deadline_s:g}s deadline)",
-                        hint="raise --option deadline=SECONDS (the whole reply) or "
-                        "timeout=SECONDS (each read) for slow models",
+                        hint="for slow models raise deadline (seconds for the whole reply) "
+                        "or timeout (for each read): "
+                        f"{where_to_set('deadline=SECONDS', 'timeout=SECONDS')}",
                     )
                 yield chunk
 

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from skillopt_core.backends._protocol import BackendError, BackendUnavailable
+from skillopt_core.backends.options import where_to_set
 from skillopt_core.backends.retry import TransientError, parse_retry_after
 from skillopt_core.redaction import redact
 
@@ -140,8 +141,8 @@ def _translate(exc: BaseException, where: Endpoint) -> BackendError:
     if name == "APITimeoutError" or "Timeout" in name:
         return TransientError(
             f"{label}: the call timed out",
-            hint="raise --option timeout=SECONDS (each read) or deadline=SECONDS (the whole "
-            "reply) for slow models",
+            hint="for slow models raise timeout (seconds for each read) or deadline (for the "
+            f"whole reply): {where_to_set('timeout=SECONDS', 'deadline=SECONDS')}",
         )
     if name == "APIConnectionError" or _is_transport_error(exc):
         return TransientError(
