@@ -23,17 +23,22 @@ from skillopt_sleep.engine.state import ProjectState, read_json, read_lines, wri
 PathLike = str | os.PathLike[str]
 
 
-def _proposal(directory: Path) -> Proposal:
+def _proposal(directory: Path, *, verdict_of: tuple[str, ...] | None = None) -> Proposal:
+    """The proposal in ``directory``; its held-out verdict is read from its report (a file that
+    grows with the night) only when its state is in ``verdict_of`` (None: any state)."""
     from skillopt_sleep.stage.proposal import readable_manifest
 
     manifest = readable_manifest(directory)
     if manifest is None:
         return Proposal(directory.name, "damaged", str(directory), "", (), 0)
-    report = read_json(directory / "report.json", {}) or {}
-    held = report.get("held_out") or {}
+    state = manifest.get("state", "pending")
+    held: dict[str, Any] = {}
+    if verdict_of is None or state in verdict_of:
+        report = read_json(directory / "report.json", {}) or {}
+        held = report.get("held_out") or {}
     return Proposal(
         id=directory.name,
-        state=manifest.get("state", "pending"),
+        state=state,
         directory=str(directory),
         created_at=str(manifest.get("created_at", "")),
         files=tuple(f["live_path"] for f in manifest["files"]),
@@ -167,7 +172,7 @@ def status(project: PathLike, *, limit: int = 10, check_backends: bool = False) 
 
     state = ProjectState(project)
     nights = tuple(_summary(r) for r in read_lines(state.history_path)[-limit:])
-    staged = [_proposal(d) for d in state.proposals()]
+    staged = [_proposal(d, verdict_of=("pending",)) for d in state.proposals()]
     pending = tuple(p for p in staged if p.state == "pending")
     damaged = tuple(damaged_note(Path(p.directory)) for p in staged if p.state == "damaged")
     config = load_config(state.project)
@@ -211,16 +216,43 @@ def _summary(record: dict[str, Any]) -> NightSummary:
 
 def _ended_sessions(state: ProjectState, since: str) -> int:
     """Sessions of this project that the SessionEnd hook recorded after the last night began."""
-    from skillopt_sleep.paths import state_dir
-
     root = str(state.project)
     count = 0
-    for record in read_lines(state_dir() / "session-end.jsonl", skip_bad=True):
-        cwd = str(record.get("cwd", ""))
-        inside = cwd == root or cwd.startswith(root.rstrip("/\\") + os.sep)
-        if inside and str(record.get("at", "")) > since:
-            count += 1
+    for log in _session_end_logs(since):
+        for record in read_lines(log, skip_bad=True):
+            cwd = str(record.get("cwd", ""))
+            inside = cwd == root or cwd.startswith(root.rstrip("/\\") + os.sep)
+            if inside and str(record.get("at", "")) > since:
+                count += 1
     return count
+
+
+SESSION_END_LOG = "session-end.jsonl"  # plugins/claude-code/hooks/session_end.py writes it
+SESSION_END_SEGMENTS = "session-end.*.jsonl"  # its rotated logs, named by time (oldest first)
+CLOCK_SLACK_S = 300.0  # a line's time and its file's mtime come from two clock reads
+
+
+def _session_end_logs(since: str) -> list[Path]:
+    """The hook's log and those of its rotated segments last written after ``since`` (an ISO
+    time; "" for all): an older segment holds no later line, so it is not read at all."""
+    from datetime import datetime
+
+    from skillopt_sleep.paths import state_dir
+
+    folder = state_dir()
+    try:
+        cutoff = datetime.fromisoformat(since).timestamp() - CLOCK_SLACK_S if since else None
+    except ValueError:
+        cutoff = None
+    logs = []
+    for segment in sorted(folder.glob(SESSION_END_SEGMENTS)):
+        try:
+            recent = cutoff is None or segment.stat().st_mtime >= cutoff
+        except OSError:  # deleted by a rotating hook meanwhile
+            continue
+        if recent and segment.name != SESSION_END_LOG:
+            logs.append(segment)
+    return [*logs, folder / SESSION_END_LOG]
 
 
 def _schedule(state: ProjectState) -> dict[str, Any]:

@@ -14,6 +14,9 @@ nothing new (a Codex rollout archived) does not come again; a file rewritten in 
 whole. When a later file of the
 same run continues a session already yielded, the merged session is yielded again and supersedes
 the first (``harvest()`` keeps the last).
+
+A recording run also forgets the files the harnesses deleted (:meth:`HarvestRun._tidy`), so the
+index holds the transcripts that exist, not every one ever read.
 """
 
 from __future__ import annotations
@@ -29,7 +32,14 @@ from pathlib import Path
 from skillopt_core.errors import UsageError
 from skillopt_sleep.harvest._build import Draft, clean_path, draft, fingerprint
 from skillopt_sleep.harvest._events import FileState
-from skillopt_sleep.harvest._index import Delivered, FileRow, HarvestIndex, digest
+from skillopt_sleep.harvest._index import (
+    PLACE_DEPTH,
+    Delivered,
+    FileRow,
+    HarvestIndex,
+    digest,
+    place,
+)
 from skillopt_sleep.harvest._lines import NotARegularFile, continues, stat_id, unchanged
 from skillopt_sleep.harvest._reading import (
     ReadJob,
@@ -75,21 +85,33 @@ def session_ref(session: Session) -> str:
     return f"{session.harness}:{session.session_id}"
 
 
+@dataclass
+class _Plan:
+    """What a run does with one source's files."""
+
+    jobs: list[ReadJob]  # files to read
+    absent: list[FileRow]  # committed rows of files not discovered (gone, or not looked for)
+    unplaced: dict[str, str]  # path digest -> place, of rows written before places were kept
+
+
 def _plan(
     source: Source,
     paths: dict[str, str],
     index: HarvestIndex,
     cutoff: float | None,
     tally: Tally,
-) -> list[ReadJob]:
+) -> _Plan:
     """What to read: new files from the start, grown ones from their offset, nothing else."""
     rows = index.rows(source.name)
-    jobs: list[ReadJob] = []
+    plan = _Plan([], [], {})
+    jobs = plan.jobs
     for fkey, path in paths.items():
         tally.files_seen += 1
+        row = rows.get(fkey)
+        if row is not None and not row.place:
+            plan.unplaced[fkey] = place(path)
         try:
             fid = stat_id(path)
-            row = rows.get(fkey)
             if row is not None and unchanged(row.fid, fid):
                 tally.files_unchanged += 1
                 continue
@@ -112,7 +134,58 @@ def _plan(
         if row is not None:
             tally.skipped_files["rewritten or truncated (re-read)"] += 1
         jobs.append(ReadJob(path, fid, 0, None, False, rewritten=row is not None, fkey=fkey))
-    return jobs
+    plan.absent = [row for fkey, row in rows.items() if fkey not in paths]
+    return plan
+
+
+class _Listings:
+    """Folder listings, each taken at most once a run: entry path digest -> entry path (None:
+    the folder could not be listed)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, dict[str, str] | None] = {}
+
+    def __call__(self, folder: str) -> dict[str, str] | None:
+        if folder not in self._seen:
+            try:
+                with os.scandir(folder) as entries:
+                    paths = [os.path.join(folder, e.name) for e in entries]
+                self._seen[folder] = {digest(p): p for p in paths}
+            except OSError:
+                self._seen[folder] = None
+        return self._seen[folder]
+
+
+def _looked_into(paths: Iterable[str]) -> dict[str, str]:
+    """The folders discovery went through to find ``paths`` (each file's ``PLACE_DEPTH`` nearest
+    folders), by path digest: those a run may say a file is gone from."""
+    folders: set[str] = set()
+    level = {os.path.dirname(p) for p in paths}
+    for _ in range(PLACE_DEPTH):
+        folders |= level
+        level = {os.path.dirname(f) for f in level}
+    return {digest(f): f for f in folders}
+
+
+def _gone(row: FileRow, looked: Mapping[str, str], listing: _Listings) -> bool:
+    """Whether the file of ``row`` is confirmed deleted: from the nearest of its folders this
+    run looked into, each folder on the way down to the file is listed; a missing step is the
+    proof. A folder this run did not look into (a harness home not configured, a row written
+    before places were kept) or one that cannot be listed proves nothing."""
+    chain = row.place.split()
+    depth = next((d for d, folder in enumerate(chain) if folder in looked), None)
+    if depth is None:
+        return False
+    here = looked[chain[depth]]
+    for wanted in [*reversed(chain[:depth]), row.fkey]:
+        entries = listing(here)
+        if entries is None:
+            return False
+        found = entries.get(wanted)
+        if found is None:
+            return True
+        here = found
+    return False
 
 
 @dataclass
@@ -122,7 +195,8 @@ class _SourceRun:
     source: Source
     tally: Tally
     discovered: dict[str, str]  # path digest -> path; files moved away no longer count
-    jobs: list[ReadJob]
+    complete: bool  # discovery could read every place it looked into
+    plan: _Plan
     delivered: dict[str, Delivered]  # committed: what each session key emitted before
     reasons: dict[str, str] = field(default_factory=dict)  # key -> why it made no session
     emitted: dict[str, tuple[int, ...]] = field(default_factory=dict)  # key -> its counts
@@ -132,13 +206,16 @@ class _SourceRun:
     kept: dict[str, FileState] = field(default_factory=dict)  # states of multi-file sessions
 
 
-def _discover(source: Source, config: HarvestConfig, tally: Tally) -> dict[str, str]:
-    """The source's files by path digest; unreadable places are counted by name (redacted).
-    Paths are kept as strings: a ``Path`` costs several times more memory per file."""
+def _discover(source: Source, config: HarvestConfig, tally: Tally) -> tuple[dict[str, str], bool]:
+    """The source's files by path digest, and whether every place could be read (unreadable
+    ones are counted by name, redacted). Paths are kept as strings: a ``Path`` costs several
+    times more memory per file."""
     found: dict[str, str] = {}
+    complete = True
     try:
         for item in source.discover(config):
             if isinstance(item, Unreadable):
+                complete = False
                 tally.skipped_files[
                     f"unreadable: {clean_path(str(item.path))} ({item.reason})"
                 ] += 1
@@ -146,9 +223,10 @@ def _discover(source: Source, config: HarvestConfig, tally: Tally) -> dict[str, 
                 path = str(item)
                 found[digest(path)] = path
     except OSError as exc:
+        complete = False
         where = clean_path(str(exc.filename or "transcript directory"))
         tally.skipped_files[f"unreadable: {where} ({exc.strerror or exc})"] += 1
-    return found
+    return found, complete
 
 
 class HarvestRun:
@@ -222,17 +300,19 @@ class HarvestRun:
         runs: list[_SourceRun] = []
         for source in self._selected:
             tally = Tally(source.harness)
-            paths = _discover(source, self._config, tally)
-            jobs = _plan(source, paths, index, cutoff, tally)
-            runs.append(_SourceRun(source, tally, paths, jobs, index.delivered(source.name)))
+            paths, complete = _discover(source, self._config, tally)
+            plan = _plan(source, paths, index, cutoff, tally)
+            runs.append(
+                _SourceRun(source, tally, paths, complete, plan, index.delivered(source.name))
+            )
         done = [0] * len(runs)
 
         def tick(number: int) -> None:
             done[number] += 1
             if self.progress:
-                self.progress(runs[number].source.name, done[number], len(runs[number].jobs))
+                self.progress(runs[number].source.name, done[number], len(runs[number].plan.jobs))
 
-        groups = [(r.source, r.jobs) for r in runs]
+        groups = [(r.source, r.plan.jobs) for r in runs]
         outcomes = read_all(groups, self._config, tick, keep_states=self._record, render=render)
         for number, outcome in outcomes:
             run = runs[number]
@@ -249,6 +329,22 @@ class HarvestRun:
             else:
                 tallies[r.source.harness] = r.tally
         self._stats = {h: t.freeze() for h, t in tallies.items()}
+        if self._record:
+            self._tidy(runs)
+
+    def _tidy(self, runs: list[_SourceRun]) -> None:
+        """Record where old rows' files are, and purge the rows of files confirmed deleted
+        (:func:`_gone`), in the run's transaction. Only what a source's discovery could read
+        entirely counts; a file outside ``--since`` was discovered, so it is kept. A run reads
+        each row's place from the rows it loaded anyway: no file is looked at twice, and a
+        folder is listed only when a row's file is missing from it."""
+        gone: list[str] = []
+        for run in runs:
+            self._index.set_places(run.plan.unplaced)
+            if run.complete and run.plan.absent:
+                looked, listing = _looked_into(run.discovered.values()), _Listings()
+                gone.extend(r.fkey for r in run.plan.absent if _gone(r, looked, listing))
+        self._index.purge(gone)
 
     def _take(self, run: _SourceRun, outcome: ReadOutcome) -> Draft | str | None:
         """Record one read (in the scratch index) and (re)assemble its session at once, so
@@ -262,7 +358,8 @@ class HarvestRun:
         tally.files_read += 1
         tally.bytes_read += outcome.bytes_read
         fkey, key = job.fkey or digest(job.path), outcome.key
-        row = FileRow(fkey, source.name, outcome.stamped, outcome.offset, key, outcome.scoped)
+        stamped, scoped = outcome.stamped, outcome.scoped
+        row = FileRow(fkey, source.name, stamped, outcome.offset, key, scoped, place(job.path))
         index.put(row, job.state, outcome.packed)
         job.state = None  # stored, or to be read again: memory stays flat
         run.reads[fkey] = job

@@ -5,27 +5,32 @@ folder name can hold a secret); the digest of the project root keeps two project
 one state directory apart (Codex keeps every project's rollouts in one dated tree, so "another
 project's file" is only true per project). Per file it stores the identity (device, inode, size,
 mtime, head hash), the byte offset after the last complete line read, the (redacted) session key,
-whether the file is in the project's scope, and the parsed, redacted :class:`FileState`, so a
-grown file is finished from its new bytes alone. Per session it stores what was delivered (the
-number of turns and a fingerprint of the last one), so a session is emitted again only for what
-is new, whichever file it comes from (a Codex rollout moved to ``archived_sessions/`` is not new).
+whether the file is in the project's scope, where it is (:func:`place`: digests of the folders
+above it, so a run can tell a file that is gone from one it did not look for), and the parsed,
+redacted :class:`FileState`, so a grown file is finished from its new bytes alone. Per session it
+stores what was delivered (the number of turns and a fingerprint of the last one), so a session
+is emitted again only for what is new, whichever file it comes from (a Codex rollout moved to
+``archived_sessions/`` is not new).
 
 A recording run (one that may commit) writes its rows inside one transaction, opened at its first
 write after checking that no other run committed for the project since this one planned (else
 ``BusyError``); :meth:`HarvestIndex.commit` ends it, a kill or :meth:`rollback` leaves the previous
 checkpoint untouched. A read-only run never writes: it keeps which file holds which session in
 memory and takes no write lock. Readers wait up to ``BUSY_TIMEOUT_S`` for a commit, then get a
-``BusyError`` (never a raw "database is locked"). The file is 0600 in a 0700 directory (SQLite
-gives its journal the same mode). A rollback journal, not WAL: a cold harvest writes tens of MB of
-fresh pages, which WAL would write twice.
+``BusyError`` (never a raw "database is locked"). A recording run purges the rows of files
+confirmed gone in the same transaction (:meth:`HarvestIndex.purge`): transcripts the harnesses
+delete (Claude Code after 30 days) leave no row behind, and SQLite reuses the pages they held.
+The file is 0600 in a 0700 directory (SQLite gives its journal the same mode). A rollback
+journal, not WAL: a cold harvest writes tens of MB of fresh pages, which WAL would write twice.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,7 +42,7 @@ from skillopt_sleep._sqlite import guarded
 from skillopt_sleep.harvest._events import FileState
 from skillopt_sleep.harvest._lines import FileId
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 INDEX_NAME = "harvest-index.sqlite3"
 LOCK_DIR = ".harvest-lock"
 BUSY_TIMEOUT_S = 30.0  # a commit is one short transaction; readers wait for it this long
@@ -49,8 +54,7 @@ def _guarded(location: str) -> contextlib.AbstractContextManager[None]:
     )
 
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+_FILES = """
 CREATE TABLE IF NOT EXISTS files (
     project TEXT NOT NULL,
     fkey TEXT NOT NULL,
@@ -60,27 +64,58 @@ CREATE TABLE IF NOT EXISTS files (
     offset INTEGER NOT NULL,
     session_key TEXT NOT NULL,
     in_scope INTEGER NOT NULL,
+    place TEXT NOT NULL,
     state BLOB,
     PRIMARY KEY (project, fkey)
-);
-CREATE INDEX IF NOT EXISTS files_by_session ON files (project, source, session_key);
-CREATE TABLE IF NOT EXISTS delivered (
+)"""
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    _FILES,
+    "CREATE INDEX IF NOT EXISTS files_by_session ON files (project, source, session_key)",
+    """CREATE TABLE IF NOT EXISTS delivered (
     project TEXT NOT NULL,
     source TEXT NOT NULL,
     session_key TEXT NOT NULL,
     turns INTEGER NOT NULL,
     last TEXT NOT NULL,
     PRIMARY KEY (project, source, session_key)
-);
-"""
-_COLUMNS = (
+)""",
+)
+_V3_COLUMNS = (
     "fkey, source, dev, ino, size, mtime_ns, head_len, head_hash, offset, session_key, in_scope"
 )
+_COLUMNS = f"{_V3_COLUMNS}, place"  # all before the state blob: reading them skips its pages
+_FROM_V3 = (  # schema 3 had no place: its rows are kept with "" (see HarvestIndex.set_places)
+    "ALTER TABLE files RENAME TO files_v3",
+    "DROP INDEX IF EXISTS files_by_session",
+    _FILES,
+    f"INSERT INTO files (project, {_V3_COLUMNS}, place, state)"
+    f" SELECT project, {_V3_COLUMNS}, '', state FROM files_v3",
+    "DROP TABLE files_v3",
+)
+_ORPHANS = (  # what was delivered of sessions no file row holds any more
+    "FROM delivered WHERE project=?1 AND NOT EXISTS (SELECT 1 FROM files f WHERE f.project=?1"
+    " AND f.source=delivered.source AND f.session_key=delivered.session_key)"
+)
+PLACE_DEPTH = 3  # a file's folder, its parent and grandparent (Codex: day, month and year)
 
 
 def digest(text: str) -> str:
     """The key a path or project root is stored under (it is never stored as text)."""
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def place(path: str) -> str:
+    """Where a file is, as stored: the digests of its ``PLACE_DEPTH`` nearest folders, nearest
+    first, space-separated."""
+    chain = []
+    for _ in range(PLACE_DEPTH):
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        chain.append(digest(parent))
+        path = parent
+    return " ".join(chain)
 
 
 @dataclass(frozen=True)
@@ -91,6 +126,7 @@ class FileRow:
     offset: int
     session_key: str
     in_scope: bool
+    place: str = ""  # :func:`place`; "" for a row written before places were recorded
 
 
 @dataclass(frozen=True)
@@ -123,10 +159,11 @@ def _drop(table: dict[tuple[str, str], tuple[str, ...]], key: tuple[str, str], f
         table[key] = tuple(k for k in held if k != fkey)
 
 
-def _row(r: tuple[Any, ...]) -> FileRow:
-    fkey, source, dev, ino, size, mtime_ns, head_len, head_hash, offset, key, in_scope = r
+def _row(r: tuple[Any, ...], places: dict[str, str]) -> FileRow:
+    """One row; ``places`` shares one string per place (the files of a folder have the same)."""
+    fkey, source, dev, ino, size, mtime_ns, head_len, head_hash, offset, key, in_scope, at = r
     fid = FileId(dev, ino, size, mtime_ns, head_len, head_hash)
-    return FileRow(fkey, source, fid, offset, key, bool(in_scope))
+    return FileRow(fkey, source, fid, offset, key, bool(in_scope), places.setdefault(at, at))
 
 
 class HarvestIndex:
@@ -156,24 +193,31 @@ class HarvestIndex:
         db = self._db
         with contextlib.suppress(sqlite3.OperationalError):  # another connection keeps it WAL
             db.execute("PRAGMA journal_mode=TRUNCATE")
-        row = None
-        with contextlib.suppress(sqlite3.OperationalError):  # a fresh file has no meta yet
-            row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-        if row is not None and row[0] == SCHEMA_VERSION:
+        if self._schema() == SCHEMA_VERSION:
             return
         db.execute("BEGIN IMMEDIATE")
         try:
-            if row is not None:  # an older layout: read everything afresh
+            found = self._schema()  # again, under the lock: another run may have set it up
+            if found == "3":
+                for statement in _FROM_V3:
+                    db.execute(statement)
+            elif found is not None and found != SCHEMA_VERSION:  # read everything afresh
                 for table in ("files", "delivered", "meta"):
                     db.execute(f"DROP TABLE IF EXISTS {table}")
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    db.execute(statement)
+            for statement in _SCHEMA:
+                db.execute(statement)
             db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
+
+    def _schema(self) -> str | None:
+        """The layout version the file holds; None for a fresh file (no meta yet)."""
+        with contextlib.suppress(sqlite3.OperationalError):
+            row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            return str(row[0]) if row else None
+        return None
 
     @classmethod
     def for_state_dir(cls, state_dir: Path) -> HarvestIndex:
@@ -233,7 +277,8 @@ class HarvestIndex:
                 f"SELECT {_COLUMNS} FROM files WHERE project=? AND source=?",
                 (self._project, source),
             )
-            rows = {r[0]: _row(r) for r in cursor}
+            places: dict[str, str] = {}
+            rows = {r[0]: _row(r, places) for r in cursor}
         for row in rows.values():
             if row.in_scope:
                 _add(self._committed, (source, row.session_key), row.fkey)
@@ -286,7 +331,8 @@ class HarvestIndex:
         if row.in_scope:  # a worker's read arrives packed (its state was not shipped)
             blob = packed or (pack(state) if state is not None else None)
         self._write(
-            "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            f"INSERT OR REPLACE INTO files (project, {_COLUMNS}, state)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 self._project,
                 row.fkey,
@@ -300,6 +346,7 @@ class HarvestIndex:
                 row.offset,
                 row.session_key,
                 int(row.in_scope),
+                row.place,
                 blob,
             ),
         )
@@ -311,11 +358,45 @@ class HarvestIndex:
                 (self._project, source, session_key, done.turns, done.last),
             )
 
+    def set_places(self, places: Mapping[str, str]) -> None:
+        """Record where the files of rows written before places were recorded are (fkey ->
+        :func:`place`): once per such row, so that it too can be purged when its file goes."""
+        if self._record and places:
+            self._write_many(
+                "UPDATE files SET place=? WHERE project=? AND fkey=?",
+                [(at, self._project, fkey) for fkey, at in places.items()],
+            )
+
+    def purge(self, gone: Collection[str]) -> None:
+        """Forget the files ``gone`` (path digests of files confirmed deleted; one statement),
+        and what was delivered of each session whose files were all purged by an earlier run:
+        a session whose file was only between two places (a Codex rollout being archived while
+        the run looked) is found again in its new place by the next run, and not delivered
+        twice. A purged file that comes back is read as new. Part of the run's transaction."""
+        if not self._record:
+            return
+        with _guarded(self._where):  # looked up first: a run with nothing to purge writes nothing
+            found = self._db.execute(f"SELECT 1 {_ORPHANS} LIMIT 1", (self._project,))
+            orphaned = found.fetchone() is not None
+        if orphaned:
+            self._write(f"DELETE {_ORPHANS}", (self._project,))
+        if gone:
+            self._write(
+                "DELETE FROM files WHERE project=? AND fkey IN (SELECT value FROM json_each(?))",
+                (self._project, orjson.dumps(sorted(gone)).decode()),
+            )
+
     def _write(self, sql: str, params: tuple[Any, ...]) -> None:
         with _guarded(self._where):
             if not self._writing:
                 self._begin()
             self._db.execute(sql, params)
+
+    def _write_many(self, sql: str, params: list[tuple[Any, ...]]) -> None:
+        with _guarded(self._where):
+            if not self._writing:
+                self._begin()
+            self._db.executemany(sql, params)
 
     def _begin(self) -> None:
         """Open the run's write transaction, unless another run committed since :meth:`bind`."""

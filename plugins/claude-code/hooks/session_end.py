@@ -7,6 +7,13 @@ exception: when the engine ``skillopt-sleep install`` recorded is gone (the clon
 moved or deleted), no night runs until it is reinstalled, so it says so on stderr, with the fix,
 and exits 2, the code whose stderr Claude Code shows the user at the end of a session (any other
 failure of a hook is hidden). Stdlib only.
+
+The log is bounded: once it passes ``MAX_LOG`` bytes the hook that made it so renames it to a
+segment of its own (``session-end.<UTC time>-<pid>-<random>.jsonl``) and the next hook starts a
+new log; only the newest ``KEEP_SEGMENTS`` segments are kept. Hooks append without a lock, so a rename
+never overwrites (each segment has a new name) and a line written through a descriptor opened
+just before the rename lands in the segment: no line is lost to a concurrent rotation. Readers
+(``status``) read the log and the segments written since the time they care about.
 """
 
 from __future__ import annotations
@@ -24,6 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 MAX_INPUT = 1 << 16
 READ_SECONDS = 0.3
 SHOWN = 2  # SessionEnd: the exit code whose stderr Claude Code shows the user
+LOG = "session-end.jsonl"
+SEGMENT_PREFIX = "session-end."  # + "<UTC time>-<pid>-<random>.jsonl" (status reads them too)
+MAX_LOG = 256 * 1024  # about a thousand sessions
+KEEP_SEGMENTS = 3
 
 
 def _read_stdin() -> dict[str, object]:
@@ -67,14 +78,47 @@ def main() -> int:
         }
         folder = state_dir()
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(folder / "session-end.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            os.write(fd, (json.dumps(record) + "\n").encode("utf-8"))
-        finally:
-            os.close(fd)
+        append(folder, json.dumps(record))
     except Exception:  # a hook must never fail the session
         pass
     return _engine_gone()
+
+
+def append(folder: Path, line: str) -> None:
+    """Append ``line`` to the log in ``folder``, and rotate the log once it is too long."""
+    fd = os.open(folder / LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, (line + "\n").encode("utf-8"))
+        written = os.fstat(fd)
+    finally:
+        os.close(fd)
+    if written.st_size > MAX_LOG:
+        _rotate(folder, written)
+
+
+def _rotate(folder: Path, written: os.stat_result) -> None:
+    """Rename the log this hook wrote to a new segment (unless another hook just did), then
+    delete the oldest segments. Failures are left for the next hook (Windows refuses to rename
+    a file another process has open)."""
+    live = folder / LOG
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    with contextlib.suppress(OSError):
+        if not os.path.samestat(os.stat(live), written):
+            return  # rotated already: the log is another, new file
+        unique = f"{stamp}-{os.getpid()}-{os.urandom(4).hex()}"  # a rename must not overwrite
+        os.rename(live, folder / f"{SEGMENT_PREFIX}{unique}.jsonl")
+    for old in segments(folder)[:-KEEP_SEGMENTS]:
+        with contextlib.suppress(OSError):  # another hook may have deleted it first
+            old.unlink()
+
+
+def segments(folder: Path) -> list[Path]:
+    """The rotated segments in ``folder``, oldest first (their names start with the time)."""
+    try:
+        found = [p for p in folder.glob(f"{SEGMENT_PREFIX}*.jsonl") if p.name != LOG]
+    except OSError:
+        return []
+    return sorted(found)
 
 
 def _engine_gone() -> int:
