@@ -32,14 +32,8 @@ from pathlib import Path
 from skillopt_core.errors import UsageError
 from skillopt_sleep.harvest._build import Draft, clean_path, draft, fingerprint
 from skillopt_sleep.harvest._events import FileState
-from skillopt_sleep.harvest._index import (
-    PLACE_DEPTH,
-    Delivered,
-    FileRow,
-    HarvestIndex,
-    digest,
-    place,
-)
+from skillopt_sleep.harvest._gone import Listings, gone, looked_into, place
+from skillopt_sleep.harvest._index import Delivered, FileRow, HarvestIndex, digest
 from skillopt_sleep.harvest._lines import NotARegularFile, continues, stat_id, unchanged
 from skillopt_sleep.harvest._reading import (
     ReadJob,
@@ -136,56 +130,6 @@ def _plan(
         jobs.append(ReadJob(path, fid, 0, None, False, rewritten=row is not None, fkey=fkey))
     plan.absent = [row for fkey, row in rows.items() if fkey not in paths]
     return plan
-
-
-class _Listings:
-    """Folder listings, each taken at most once a run: entry path digest -> entry path (None:
-    the folder could not be listed)."""
-
-    def __init__(self) -> None:
-        self._seen: dict[str, dict[str, str] | None] = {}
-
-    def __call__(self, folder: str) -> dict[str, str] | None:
-        if folder not in self._seen:
-            try:
-                with os.scandir(folder) as entries:
-                    paths = [os.path.join(folder, e.name) for e in entries]
-                self._seen[folder] = {digest(p): p for p in paths}
-            except OSError:
-                self._seen[folder] = None
-        return self._seen[folder]
-
-
-def _looked_into(paths: Iterable[str]) -> dict[str, str]:
-    """The folders discovery went through to find ``paths`` (each file's ``PLACE_DEPTH`` nearest
-    folders), by path digest: those a run may say a file is gone from."""
-    folders: set[str] = set()
-    level = {os.path.dirname(p) for p in paths}
-    for _ in range(PLACE_DEPTH):
-        folders |= level
-        level = {os.path.dirname(f) for f in level}
-    return {digest(f): f for f in folders}
-
-
-def _gone(row: FileRow, looked: Mapping[str, str], listing: _Listings) -> bool:
-    """Whether the file of ``row`` is confirmed deleted: from the nearest of its folders this
-    run looked into, each folder on the way down to the file is listed; a missing step is the
-    proof. A folder this run did not look into (a harness home not configured, a row written
-    before places were kept) or one that cannot be listed proves nothing."""
-    chain = row.place.split()
-    depth = next((d for d, folder in enumerate(chain) if folder in looked), None)
-    if depth is None:
-        return False
-    here = looked[chain[depth]]
-    for wanted in [*reversed(chain[:depth]), row.fkey]:
-        entries = listing(here)
-        if entries is None:
-            return False
-        found = entries.get(wanted)
-        if found is None:
-            return True
-        here = found
-    return False
 
 
 @dataclass
@@ -334,17 +278,17 @@ class HarvestRun:
 
     def _tidy(self, runs: list[_SourceRun]) -> None:
         """Record where old rows' files are, and purge the rows of files confirmed deleted
-        (:func:`_gone`), in the run's transaction. Only what a source's discovery could read
-        entirely counts; a file outside ``--since`` was discovered, so it is kept. A run reads
-        each row's place from the rows it loaded anyway: no file is looked at twice, and a
-        folder is listed only when a row's file is missing from it."""
-        gone: list[str] = []
+        (:func:`~skillopt_sleep.harvest._gone.gone`), in the run's transaction. Only what a
+        source's discovery could read entirely counts; a file outside ``--since`` was
+        discovered, so it is kept. A run reads each row's place from the rows it loaded anyway:
+        no file is looked at twice, and a folder is listed only when a row's file is missing."""
+        deleted: list[str] = []
         for run in runs:
             self._index.set_places(run.plan.unplaced)
             if run.complete and run.plan.absent:
-                looked, listing = _looked_into(run.discovered.values()), _Listings()
-                gone.extend(r.fkey for r in run.plan.absent if _gone(r, looked, listing))
-        self._index.purge(gone)
+                looked, listing = looked_into(run.discovered.values()), Listings()
+                deleted.extend(r.fkey for r in run.plan.absent if gone(r, looked, listing))
+        self._index.purge(deleted)
 
     def _take(self, run: _SourceRun, outcome: ReadOutcome) -> Draft | str | None:
         """Record one read (in the scratch index) and (re)assemble its session at once, so

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 import sqlite3
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
@@ -97,25 +96,11 @@ _ORPHANS = (  # what was delivered of sessions no file row holds any more
     "FROM delivered WHERE project=?1 AND NOT EXISTS (SELECT 1 FROM files f WHERE f.project=?1"
     " AND f.source=delivered.source AND f.session_key=delivered.session_key)"
 )
-PLACE_DEPTH = 3  # a file's folder, its parent and grandparent (Codex: day, month and year)
 
 
 def digest(text: str) -> str:
     """The key a path or project root is stored under (it is never stored as text)."""
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-
-
-def place(path: str) -> str:
-    """Where a file is, as stored: the digests of its ``PLACE_DEPTH`` nearest folders, nearest
-    first, space-separated."""
-    chain = []
-    for _ in range(PLACE_DEPTH):
-        parent = os.path.dirname(path)
-        if parent == path:
-            break
-        chain.append(digest(parent))
-        path = parent
-    return " ".join(chain)
 
 
 @dataclass(frozen=True)

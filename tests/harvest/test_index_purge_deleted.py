@@ -157,16 +157,16 @@ def test_unchanged_folders_are_not_listed_again(
     homes: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The purge costs no syscall per file: a folder is listed only when a file is missing."""
-    from skillopt_sleep.harvest import _harvest
+    from skillopt_sleep.harvest import _gone
 
     listed: list[str] = []
-    real = _harvest._Listings.__call__
+    real = _gone.Listings.__call__
 
-    def counting(self: _harvest._Listings, folder: str) -> dict[str, str] | None:
+    def counting(self: _gone.Listings, folder: str) -> dict[str, str] | None:
         listed.append(folder)
         return real(self, folder)
 
-    monkeypatch.setattr(_harvest._Listings, "__call__", counting)
+    monkeypatch.setattr(_gone.Listings, "__call__", counting)
     _night(homes, tmp_path)
     _night(homes, tmp_path)
     assert listed == []
