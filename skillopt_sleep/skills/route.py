@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from skillopt_core.skill.document import split_frontmatter
 from skillopt_sleep._display import stripped
 from skillopt_sleep.skills.discover import SkillFile
 
@@ -78,22 +79,53 @@ def managed_target(project: Path, sources: Sequence[str], directory: str = "") -
     return Target(project / root / MANAGED_NAME / "SKILL.md", MANAGED_NAME, "managed")
 
 
-def managed_skill_text(family_intents: Sequence[str]) -> str:
-    """A new managed skill: frontmatter whose description says when the agent should load it."""
-    topics = "; ".join(dict.fromkeys(" ".join(stripped(t).split())[:80] for t in family_intents))
+_USE_WHEN = "Use when the request resembles: "
+_DESCRIPTION_LINE = re.compile(r'^description: "(?:[^"\\]|\\.)*"[ \t]*$', re.M)
+
+
+def _topic(intent: str) -> str:
+    return " ".join(stripped(intent).split())[:80]
+
+
+def _description(topics: Sequence[str]) -> str:
+    """The managed skill's frontmatter ``description`` line for ``topics`` (the first ones kept
+    when they do not all fit), as a YAML double-quoted scalar."""
     description = (
         "Procedures learned overnight by SkillOpt-Sleep from this project's recurring requests. "
-        f"Use when the request resembles: {topics}"
+        f"{_USE_WHEN}{'; '.join(dict.fromkeys(topics))}"
     )
     if len(description) > DESCRIPTION_LIMIT:
         description = description[: DESCRIPTION_LIMIT - 3].rstrip() + "..."
     quoted = description.replace("\\", "\\\\").replace('"', '\\"')
+    return f'description: "{quoted}"'
+
+
+def managed_skill_text(family_intents: Sequence[str]) -> str:
+    """A new managed skill: frontmatter whose description says when the agent should load it."""
     return (
-        f'---\nname: {MANAGED_NAME}\ndescription: "{quoted}"\n---\n\n'
+        f"---\nname: {MANAGED_NAME}\n{_description([_topic(t) for t in family_intents])}\n---\n\n"
         "# Learned procedures\n\n"
         "Maintained by SkillOpt-Sleep: each line below passed a validation gate on replays of "
         "this project's own recurring tasks.\n"
     )
+
+
+def with_new_topics(text: str, family_intents: Sequence[str]) -> str:
+    """The managed skill ``text`` with tonight's families first in its description, then the
+    topics it already named (the oldest dropped when they no longer fit). A harness loads a
+    skill by its description: written once, on the first night, it never named a task learned
+    later. A description that is not the engine's own one-line form is left as it is."""
+    from skillopt_sleep.skills.discover import frontmatter_fields
+
+    frontmatter, rest = split_frontmatter(text)
+    match = _DESCRIPTION_LINE.search(frontmatter)
+    if match is None:
+        return text
+    old = frontmatter_fields(text).get("description", "")
+    known = old.split(_USE_WHEN, 1)[1].removesuffix("...").split("; ") if _USE_WHEN in old else []
+    topics = [_topic(t) for t in family_intents] + [t for t in known if t]
+    line = _description(topics)
+    return frontmatter[: match.start()] + line + frontmatter[match.end() :] + rest
 
 
 def _words(text: str) -> list[str]:

@@ -1,0 +1,42 @@
+"""The managed skill's description names the tasks learned on later nights too: a harness loads
+a skill by its description, and it was written once, on the first night, never to change."""
+
+from __future__ import annotations
+
+from skillopt_sleep.skills.discover import frontmatter_fields
+from skillopt_sleep.skills.route import DESCRIPTION_LIMIT, managed_skill_text, with_new_topics
+
+FIRST = managed_skill_text(["summarise the paper as bullet points"]) + "\n- learned line\n"
+
+
+def _description(text: str) -> str:
+    return frontmatter_fields(text)["description"]
+
+
+def test_tonights_tasks_come_first_and_the_earlier_ones_stay() -> None:
+    later = with_new_topics(FIRST, ['write the k8s manifest with "limits"'])
+    said = _description(later)
+    assert said.endswith(
+        'resembles: write the k8s manifest with "limits"; summarise the paper as bullet points'
+    )
+    assert later.endswith(
+        "# Learned procedures\n\nMaintained by SkillOpt-Sleep: each line "
+        "below passed a validation gate on replays of this project's own "
+        "recurring tasks.\n\n- learned line\n"
+    )
+    assert with_new_topics(later, ['write the k8s manifest with "limits"']) == later
+
+
+def test_the_oldest_topics_give_way_when_the_description_is_full() -> None:
+    text = FIRST
+    for night in range(40):
+        text = with_new_topics(text, [f"night {night} task about deploying service number {night}"])
+    said = _description(text)
+    assert len(said) <= DESCRIPTION_LIMIT
+    assert "night 39 task" in said and "summarise the paper" not in said
+
+
+def test_a_description_the_user_rewrote_is_left_alone() -> None:
+    mine = "---\nname: skillopt-learned\ndescription: >\n  my own words\n---\n\n- learned line\n"
+    assert with_new_topics(mine, ["anything"]) == mine
+    assert with_new_topics("- no frontmatter\n", ["anything"]) == "- no frontmatter\n"
