@@ -63,12 +63,20 @@ def exclusive(directory: Path, what: str = "run", elsewhere: str = "") -> Iterat
                 f"another {theirs.strip() or 'process'} is using {directory} "
                 f"(pid {pid.strip() or 'unknown'}); {way_out}"
             )
-        os.ftruncate(fd, 0)
-        os.lseek(fd, 0, os.SEEK_SET)
-        os.write(fd, f"{os.getpid()}\n{what}".encode())
+        _record_holder(fd, what)
         yield
     finally:
         os.close(fd)
+
+
+def _record_holder(fd: int, what: str) -> None:
+    """Write this process as the holder, for a process turned away to name. Only a courtesy:
+    the lock is the ``flock``, so a full disk (or a failing one) that refuses these few bytes
+    must not fail the run here; its own first write says what is wrong."""
+    with contextlib.suppress(OSError):
+        os.ftruncate(fd, 0)
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.write(fd, f"{os.getpid()}\n{what}".encode())
 
 
 def holder(directory: Path) -> str | None:

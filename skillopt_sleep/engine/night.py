@@ -5,13 +5,16 @@ callback as ``(stage, done, total)`` — ``harvest`` (files read), ``mine`` and 
 ``cluster`` and ``families``, ``replay`` (target files), ``stage``; thinned (``_thinned``) — and
 the result is a :class:`NightReport`. Tonight's tasks are gathered by :mod:`.gather` (harvest
 streamed into mining). Durable state is written in an order that makes a killed night safe to
-re-run: the proposal is staged (atomically) before the carried optimizer state and the history
-are saved, and the harvest index is committed last, so an interrupted night re-reads its sessions
-(the miner's archive de-duplicates them). A night's folder (``nights/<id>``) gets its
-``report.json`` last; once a night holds the lock it removes earlier folders without one (a
-killed, stopped or failed night's working files), and it keeps the newest ``KEEP_NIGHTS``
-finished ones. A dry run removes no folder, as it discards no proposal and commits nothing; its
-own folder (its replays, when it had any) has no report, so the next real night removes it.
+re-run: the proposal is staged (atomically) before the carried optimizer state is saved, and the
+harvest index is committed after the night's report, so an interrupted night re-reads its
+sessions (the miner's archive de-duplicates them). The history line is appended only after the
+commit, so a night whose commit failed is not in the history twice; one lost between the two is
+added by the next night from the copy in the night's folder. A night's folder (``nights/<id>``)
+gets its ``report.json`` last; once a night holds the lock it removes earlier folders without
+one (a killed, stopped or failed night's working files), and it keeps the newest
+``KEEP_NIGHTS`` finished ones. A dry run removes no folder, as it discards no proposal and
+commits nothing; its own folder (its replays, when it had any) has no report, so the next real
+night removes it.
 """
 
 from __future__ import annotations
@@ -30,11 +33,18 @@ from skillopt_sleep.engine.config import SleepConfig, load_config
 from skillopt_sleep.engine.consolidate import Carry, Consolidation, consolidate
 from skillopt_sleep.engine.records import NightReport
 from skillopt_sleep.engine.select import Selection, fit_to_budget, only_families, select_tasks
-from skillopt_sleep.engine.state import ProjectState, append_line, read_json, write_json
+from skillopt_sleep.engine.state import (
+    ProjectState,
+    append_line,
+    read_json,
+    read_lines,
+    write_json,
+)
 
 Progress = Callable[[str, int, int], None]
 KEEP_NIGHTS = 30  # finished nights' run directories kept (rollouts, patches, gate records)
 TICK_S = 0.2  # the least time between two ticks of one stage (see _thinned)
+HISTORY_LINE = "history-line.json"  # a night's history line, kept until it is in history.jsonl
 
 
 def _thinned(progress: Progress) -> Progress:
@@ -112,6 +122,28 @@ def _discard_unfinished(state: ProjectState, index: Any) -> list[str]:
             shutil.rmtree(directory)
             removed.append(night)
     return removed
+
+
+def _restore_history(state: ProjectState, index: Any) -> list[str]:
+    """Append the history line of each finished night that has none: one killed (or failing)
+    between its commit and its line, which the history would otherwise miss (or, with the
+    line written first, count twice: its sessions read again by the next night). The line was
+    kept in the night's folder before the commit; returns the nights restored."""
+    from skillopt_core.errors import StorageError
+
+    recorded = {str(r.get("night_id", "")) for r in read_lines(state.history_path)}
+    newest, restored = max(recorded, default=""), []
+    for night in sorted(index.finished_nights()):
+        if night in recorded or night <= newest:
+            continue
+        try:
+            line = read_json(state.night_dir(night) / HISTORY_LINE)
+        except StorageError:  # damaged: the history goes without that night, as before
+            continue
+        if line is not None:
+            append_line(state.history_path, line)
+            restored.append(night)
+    return restored
 
 
 def _nothing_new(config: SleepConfig, first_night: bool) -> str:
@@ -209,6 +241,7 @@ class _Night:
         harvested, index = gather.harvest(state, config, since, stack, self.tick, self.started)
         if not self.dry_run:
             _discard_unfinished(state, index)
+            _restore_history(state, index)
         self._lap("harvest")
         sessions = harvested.sessions
         if not sessions:  # the index advances only when a night finishes
@@ -374,8 +407,26 @@ class _Night:
         if self.dry_run:
             index.rollback()
             return report
-        write_json(self.state.night_dir(report.night_id) / "report.json", to_jsonable(report))
-        append_line(self.state.history_path, reporting.summary_line(report))
-        index.commit(night=report.night_id)
+        folder = self.state.night_dir(report.night_id)
+        line = reporting.summary_line(report)
+        write_json(folder / HISTORY_LINE, line)
+        write_json(folder / "report.json", to_jsonable(report))
+        index.commit(night=report.night_id)  # finished: its sessions are consumed
+        self._append_history(report, line)
         self.state.prune_nights(KEEP_NIGHTS)
         return report
+
+    def _append_history(self, report: NightReport, line: dict[str, Any]) -> None:
+        """The finished night's history line; one that cannot be written is added by the next
+        night (:func:`_restore_history`), so the error says the night itself is done."""
+        from skillopt_core.errors import StorageError
+
+        try:
+            append_line(self.state.history_path, line)
+        except StorageError as exc:
+            staged = f" and staged proposal {report.proposal}" if report.proposal else ""
+            raise StorageError(
+                f"{exc.message}; the night {report.night_id} finished{staged} (its sessions "
+                "are consumed), and the next night adds its line to the history",
+                hint=exc.hint,
+            ) from None

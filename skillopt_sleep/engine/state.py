@@ -24,9 +24,11 @@ and the OS reason, its hint chosen by the errno (:func:`storage_hint`).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -133,25 +135,35 @@ def read_json(path: Path, default: Any = None, *, expect: type = dict) -> Any:
 
 def append_line(path: Path, record: dict[str, Any]) -> None:
     """Append one JSON line and sync it (the journal and the history are append-only). A torn
-    last line (a killed write) is cut first, so the new record starts on a line of its own."""
+    last line (a killed write) is cut first, so the new record starts on a line of its own. A
+    write or sync that fails takes the line back out: a caller told that its record was not
+    written must not find it there later (a journal "begin" the next command would act on)."""
     line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
     try:
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, PRIVATE_FILE)
         try:
-            _cut_torn_line(fd)
-            os.write(fd, line.encode("utf-8"))
-            os.fsync(fd)
+            end = _cut_torn_line(fd)
+            try:
+                os.write(fd, line.encode("utf-8"))
+                os.fsync(fd)
+            except OSError:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, end)
+                raise
         finally:
             os.close(fd)
     except OSError as exc:
         raise storage_error("append to", path, exc) from None
 
 
-def _cut_torn_line(fd: int) -> None:
+def _cut_torn_line(fd: int) -> int:
+    """Cut a torn last line; returns the size of the complete lines."""
     size = os.fstat(fd).st_size
     if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
-        return
-    os.ftruncate(fd, os.pread(fd, size, 0).rfind(b"\n") + 1)
+        return size
+    end = os.pread(fd, size, 0).rfind(b"\n") + 1
+    os.ftruncate(fd, end)
+    return end
 
 
 def read_lines(path: Path, *, skip_bad: bool = False) -> list[dict[str, Any]]:
@@ -207,6 +219,12 @@ def _private_copy(source: Path, target: Path) -> None:
 def _finished(night: Path) -> bool:
     """Whether the night in this folder finished: its report is the last thing it writes there."""
     return (night / "report.json").is_file()
+
+
+# what an atomic write (rundir.atomic_write_bytes) writes first: ``.<name>.`` and mkstemp's part
+_TEMP_FILE = re.compile(r"\..+\.[a-z0-9_]{8}")
+# the state files written only under the night lock, beside which a kill can leave one
+_LOCKED_FILES = ("optimizer.json", "project.json")
 
 
 def _remove(folders: list[Path]) -> list[Path]:
@@ -299,6 +317,22 @@ class ProjectState:
         night writes its folder only while it holds the lock, so nobody is writing any of these.
         Returns what was removed."""
         return _remove([p for p in self._night_dirs() if p.name != current and not _finished(p)])
+
+    def remove_temp_files(self) -> list[Path]:
+        """Remove the temp files of atomic writes killed half way (``.<name>.XXXXXXXX``) beside
+        the files written only under the night lock: the carried optimizer state, the project
+        marker, the proposals' manifests and the adopts' backups (jobs and logs have writers
+        of their own). Call it holding the night lock; tidying up never fails. Returns them."""
+        found = [p for name in _LOCKED_FILES for p in self.root.glob(f".{name}.*")]
+        found += (self.root / "staging").glob("*/.*")
+        found += (self.root / "backups").rglob(".*")
+        removed = []
+        for path in found:
+            if _TEMP_FILE.fullmatch(path.name) and path.is_file() and not path.is_symlink():
+                with contextlib.suppress(OSError):
+                    path.unlink()
+                    removed.append(path)
+        return removed
 
     def _night_dirs(self) -> list[Path]:
         nights = self.root / "nights"

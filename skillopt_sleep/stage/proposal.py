@@ -37,9 +37,12 @@ from skillopt_sleep.engine.state import (
     ProjectState,
     make_private_dir,
     read_json,
+    storage_error,
     write_json,
     write_private,
 )
+
+_UNTOUCHED = "live files are untouched"
 
 
 def sha256(data: bytes) -> str:
@@ -189,12 +192,14 @@ def stage(
         if final.exists():
             shutil.rmtree(final)
         os.replace(tmp, final)
-    except OSError as exc:
+    except StorageError as exc:  # a file of it: said once, with its own fix
         shutil.rmtree(tmp, ignore_errors=True)
         raise StorageError(
-            f"cannot stage the proposal in {final}: {exc.strerror or exc}",
-            hint="free some disk space; the live files were not touched",
+            f"cannot stage the proposal in {final}: {exc.message}", hint=exc.hint
         ) from None
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise storage_error("stage the proposal in", final, exc, also=_UNTOUCHED) from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -3,23 +3,28 @@
 adopt: refuse a live file that drifted since staging (unless forced; the refusal says how each
 changed) or that is not a regular file → read every staged file (one missing: the proposal is
 damaged, nothing is written) → back up every live file → journal "begin" → replace each file
-atomically (temp + rename) → journal "done". A write that fails puts back the files already
-replaced at once; a process killed in between leaves a "begin" without "done", and the next
-transaction (or ``recover``) restores the backups byte for byte and removes the killed write's
-temp file, so live files are always either all old or all new. The manifest turns "adopted" only after the last file is replaced, so a
-"begin" whose "done" line was torn while the manifest says "adopted" is a finished adopt: it
-stays. A symlinked live file (skills kept in a dotfiles repo) is written through its link, but
-only where a night may read a skill (:func:`skillopt_sleep.skills.link_problem`): a proposal made
-from a file a link leads to outside the project and the user's skills (a proposal an older
-version staged, its manifest naming no ``target``), or a new file whose path became a link out of
-them since staging, is refused unless forced. A new live file gets the mode any new file gets
-under the umask (0666 & ~umask), not the engine's private 0600.
+atomically (temp + rename) → mark the manifest "adopted" (the commit) → journal "done". A write
+that fails before the commit (the manifest's too) puts back the files already replaced at once,
+and the error says nothing was adopted; a process killed in between leaves a "begin" without
+"done", and the next transaction (or ``recover``) restores the backups byte for byte and removes
+the killed write's temp file, so live files are always either all old or all new. The manifest
+turns "adopted" only after the last file is replaced, so a "begin" whose "done" line was torn
+(or not written: a full disk after the commit fails no command) while the manifest says
+"adopted" is a finished adopt: it stays. A symlinked live file (skills kept in a dotfiles repo)
+is written through its link, but only where a night may read a skill
+(:func:`skillopt_sleep.skills.link_problem`): a proposal made from a file a link leads to
+outside the project and the user's skills (a proposal an older version staged, its manifest
+naming no ``target``), or a new file whose path became a link out of them since staging, is
+refused unless forced. A new live file gets the mode any new file gets under the umask (0666 &
+~umask), not the engine's private 0600.
 rollback: refuse a live file changed since the adopt wrote it (edited by hand, or adopted over by
 a later proposal) unless forced, which keeps its text as ``NN.at-rollback`` beside the backups
 and first rolls back each proposal adopted over it since (newest first);
 then restore the backups of an adopted proposal byte for byte; a file that had no backup did
 not exist before the adopt and is removed, and so is each folder the adopt made for such files
 (its journal "begin" lists them) once empty. A folder that was there before the adopt stays.
+Like an adopt, a rollback whose write fails puts the live files back as it found them (nothing
+rolled back), and one killed is finished by the next transaction.
 reject: mark the proposal rejected; the caller feeds its edits to the rejected-edit buffer.
 Which other proposals stay pending after each, and how many settled ones are kept: .retention.
 """
@@ -32,6 +37,7 @@ import glob
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -124,7 +130,7 @@ def _umask_mode() -> int:
     return 0o666 & ~mask
 
 
-def _write_live(path: Path, data: bytes) -> None:
+def _write_live(path: Path, data: bytes, action: str = "adopt") -> None:
     target = link_target(path)
     try:
         mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else _umask_mode()
@@ -133,7 +139,7 @@ def _write_live(path: Path, data: bytes) -> None:
         cause = exc.__cause__ if isinstance(exc.__cause__, OSError) else exc
         raise StorageError(
             f"cannot write {path}: {cause.strerror or cause}",
-            hint=f"make {target.parent} writable or free some disk space, then adopt again",
+            hint=f"make {target.parent} writable or free some disk space, then {action} again",
         ) from None
 
 
@@ -169,7 +175,9 @@ def _created_folders(state: ProjectState, proposal: str) -> list[str]:
     return [f for f in folders if isinstance(f, str)] if isinstance(folders, list) else []
 
 
-def _restore(backup: Path, files: list[dict[str, Any]], created_folders: list[str]) -> None:
+def _restore(
+    backup: Path, files: list[dict[str, Any]], created_folders: list[str], action: str = "adopt"
+) -> None:
     """Put each live file back as the adopt found it: its backup, or no file when it had none;
     then remove the folders the adopt created, deepest first, each only if empty. A file already
     as it was is not written (a read-only folder an adopt failed on stays untouched)."""
@@ -179,12 +187,67 @@ def _restore(backup: Path, files: list[dict[str, Any]], created_folders: list[st
         if saved.is_file():
             before = saved.read_bytes()
             if read_live(live) != before:
-                _write_live(live, before)
+                _write_live(live, before, action)
             continue
-        link_target(live).unlink(missing_ok=True)
+        _remove_live(live, action)
     for folder in sorted(created_folders, key=lambda f: len(Path(f).parts), reverse=True):
         with contextlib.suppress(OSError):  # not empty (or gone): it stays
             Path(folder).rmdir()
+
+
+def _remove_live(path: Path, action: str) -> None:
+    try:
+        link_target(path).unlink(missing_ok=True)
+    except OSError as exc:
+        raise StorageError(
+            f"cannot remove {path}: {exc.strerror or exc}",
+            hint=f"make {link_target(path).parent} writable, then {action} again",
+        ) from None
+
+
+def _put_back(files: list[dict[str, Any]], found: list[bytes | None], action: str) -> None:
+    """Write each live file as ``found`` holds it (None: no file), undoing a cut-short write."""
+    for entry, data in zip(files, found, strict=True):
+        live = Path(entry["live_path"])
+        if read_live(live) != data:
+            if data is None:
+                _remove_live(live, action)
+            else:
+                _write_live(live, data, action)
+
+
+def _cut_short(
+    state: ProjectState, begin: dict[str, Any], error: StorageError, undo: Callable[[], None]
+) -> StorageError:
+    """The error to raise for an adopt or rollback whose write failed: ``undo`` puts the live
+    files back as they were before it, and the journal records it undone. When that fails
+    too, the journal's "begin" stays, so the next command's :func:`recover` finishes the job;
+    the message says which happened (it said "live files are untouched" either way)."""
+    action = str(begin["action"])
+    try:
+        undo()
+    except (StorageError, DriftError) as again:
+        mends = "undoes" if action == "adopt" else "finishes"
+        return StorageError(
+            f"{error.message}; putting the live files back failed too ({again.message}), so "
+            f"the {action} of {begin['proposal']} is cut short",
+            hint=f"{error.hint}; the next skillopt-sleep command {mends} the cut-short "
+            f"{action} first (`skillopt-sleep status` names it until then)",
+        )
+    with contextlib.suppress(StorageError):  # else the next command's recover records it
+        _finish(state, begin, undone=True)
+    done = "adopted" if action == "adopt" else "rolled back"
+    return StorageError(f"{error.message}; nothing was {done}", hint=error.hint)
+
+
+def _after_commit(*steps: Callable[[], object]) -> None:
+    """Book-keeping after the manifest recorded an adopt or rollback (the transaction's commit):
+    a full disk here must not fail a command that did what it was asked. A "done" line that is
+    not written is repaired by :func:`recover` from the manifest; pending proposals not marked
+    superseded are refused as drifted if adopted."""
+    for step in steps:
+        with contextlib.suppress(StorageError):
+            step()
 
 
 def _unfinished(state: ProjectState) -> list[dict[str, Any]]:
@@ -223,8 +286,42 @@ def _finish(state: ProjectState, record: dict[str, Any], **extra: Any) -> None:
     append_line(state.journal_path, {**record, "phase": "done", "at": _now(), **extra})
 
 
+ROLLED_BACK = "rolled back by the user"  # how a rolled-back proposal's edits are refused
+
+
+def refuse_edits(state: ProjectState, name: str, why: str) -> None:
+    """Put proposal ``name``'s accepted edits into the rejected-edit buffer of each file they
+    were for (``why`` prefixes their rationale), so no later night proposes them again. An edit
+    already refused for the same reason is not added twice: a rollback that :func:`recover`
+    finishes refuses its edits whether or not the interrupted command got that far."""
+    from skillopt_sleep.engine.state import read_json, write_json
+
+    report = read_json(state.proposal_dir(name) / "report.json", {}) or {}
+    carry = read_json(state.optimizer_path, {}) or {}
+    for edit in report.get("edits", []):
+        if not edit.get("accepted"):
+            continue
+        entry = carry.setdefault(edit["skill"], {"rejected": [], "meta_notes": "", "nights": 0})
+        refused = {
+            "op": edit["op"],
+            "anchor": edit["anchor"],
+            "content": edit["content"],
+            "rationale": f"{why}: {edit.get('rationale', '')}",
+            "support": 1,
+            "source": "failure",
+        }
+        rejected = entry.setdefault("rejected", [])
+        if any(r.get("edit") == refused for r in rejected):
+            continue
+        rejected.append({"edit": refused, "delta": 0.0, "step": -1, "alone": True})
+    write_json(state.optimizer_path, carry)
+
+
 def recover(state: ProjectState) -> list[Recovery]:
-    """Undo any adopt and finish any rollback that was interrupted; say what it did."""
+    """Undo any adopt and finish any rollback that was interrupted; say what it did. The temp
+    files that killed writes left in the state directory go too
+    (:meth:`~skillopt_sleep.engine.state.ProjectState.remove_temp_files`)."""
+    state.remove_temp_files()
     done = []
     for record in _unfinished(state):
         proposal, action = str(record["proposal"]), str(record["action"])
@@ -237,6 +334,8 @@ def recover(state: ProjectState) -> list[Recovery]:
                 _remove_temp_files(Path(entry["live_path"]))
             _restore(state.backup_dir(proposal), files, _created_folders(state, proposal))
             set_state(directory, "pending" if action == "adopt" else "rolled back")
+        if action == "rollback":  # its edits were refused only if the command got that far
+            refuse_edits(state, proposal, ROLLED_BACK)
         _finish(state, record, recovered=True, repaired=repaired)
         done.append(Recovery(proposal, action, repaired, tuple(f["live_path"] for f in files)))
     return done
@@ -305,14 +404,10 @@ def adopt(
     try:
         for entry, data in zip(files, proposed, strict=True):
             _write_live(Path(entry["live_path"]), data)
-    except StorageError:
-        with contextlib.suppress(StorageError):  # else the next command's recover does it
-            _restore(backup, files, created)
-            _finish(state, begin, undone=True)
-        raise
-    set_state(directory, "adopted", adopted_at=_now())
-    _finish(state, begin)
-    retention.after_adopt(state, directory)
+        set_state(directory, "adopted", adopted_at=_now())
+    except StorageError as exc:
+        raise _cut_short(state, begin, exc, lambda: _restore(backup, files, created)) from None
+    _after_commit(lambda: _finish(state, begin), lambda: retention.after_adopt(state, directory))
     return directory.name, [e["live_path"] for e in files], backup
 
 
@@ -348,18 +443,17 @@ def rollback(
         raise _changed_error(state, directory, changed)
     _keep_changed(backup, manifest["files"], changed)
     _drop_later_adopts(state, directory, changed)
-    append_line(
-        state.journal_path,
-        {"action": "rollback", "phase": "begin", "proposal": directory.name, "at": _now()},
-    )
-    _restore(backup, manifest["files"], _created_folders(state, directory.name))
-    set_state(directory, "rolled back", rolled_back_at=_now())
-    append_line(
-        state.journal_path,
-        {"action": "rollback", "phase": "done", "proposal": directory.name, "at": _now()},
-    )
-    retention.after_rollback(state, directory)
-    return directory.name, [e["live_path"] for e in manifest["files"]], backup
+    files = manifest["files"]
+    found = [read_live(Path(entry["live_path"])) for entry in files]
+    begin = {"action": "rollback", "phase": "begin", "proposal": directory.name, "at": _now()}
+    append_line(state.journal_path, begin)
+    try:
+        _restore(backup, files, _created_folders(state, directory.name), "roll back")
+        set_state(directory, "rolled back", rolled_back_at=_now())
+    except StorageError as exc:
+        raise _cut_short(state, begin, exc, lambda: _put_back(files, found, "roll back")) from None
+    _after_commit(lambda: _finish(state, begin), lambda: retention.after_rollback(state, directory))
+    return directory.name, [e["live_path"] for e in files], backup
 
 
 def _drop_later_adopts(state: ProjectState, directory: Path, changed: list[str]) -> None:
