@@ -18,7 +18,7 @@ from skillopt_sleep.engine.records import (
     StagedReport,
     Status,
 )
-from skillopt_sleep.engine.state import ProjectState, read_json, read_lines, write_json
+from skillopt_sleep.engine.state import ProjectState, read_json, read_lines
 
 PathLike = str | os.PathLike[str]
 
@@ -320,18 +320,22 @@ def rollback(project: PathLike, proposal: str | None = None, *, force: bool = Fa
     state = ProjectState(project)
     with state.night_lock("skillopt-sleep rollback"):
         recovered = transaction.recover(state)
+        # an interrupted adopt of it undone, or an interrupted rollback of it finished (which
+        # refused its edits): that is the rollback asked for, and its message says so
         undone = [
             r
             for r in recovered
-            if r.action == "adopt" and not r.repaired and proposal in (None, r.proposal)
+            if not r.repaired
+            and proposal in (None, r.proposal)
+            and r.action in ("adopt", "rollback")
         ]
         if undone:
             last = undone[-1]
-            _refuse_edits(state, last.proposal, "rolled back by the user")
+            transaction.refuse_edits(state, last.proposal, transaction.ROLLED_BACK)
             backup = str(state.backup_dir(last.proposal))
             return AdoptResult(last.proposal, "rolled back", last.files, backup, last.message)
         name, files, backup_dir = transaction.rollback(state, proposal, force=force)
-        _refuse_edits(state, name, "rolled back by the user")
+        transaction.refuse_edits(state, name, transaction.ROLLED_BACK)
     kept = sorted(p.name for p in backup_dir.glob("*.at-rollback"))
     done = "restored byte for byte" + (
         f"; the changed files were kept as {', '.join(kept)} in {backup_dir}" if kept else ""
@@ -348,41 +352,15 @@ def interrupted(project: PathLike) -> list[str]:
 
 
 def reject(project: PathLike, proposal: str | None = None) -> AdoptResult:
-    """Mark the proposal rejected and keep its edits from later nights (:func:`_refuse_edits`)."""
+    """Mark the proposal rejected and keep its edits from later nights
+    (:func:`~skillopt_sleep.stage.transaction.refuse_edits`)."""
     from skillopt_sleep.stage import transaction
 
     state = ProjectState(project)
     with state.night_lock("skillopt-sleep reject"):
         name, manifest = transaction.reject(state, proposal)
-        _refuse_edits(state, name, "rejected by the user")
+        transaction.refuse_edits(state, name, "rejected by the user")
     return AdoptResult(name, "rejected", tuple(f["live_path"] for f in manifest["files"]))
-
-
-def _refuse_edits(state: ProjectState, name: str, why: str) -> None:
-    """Put proposal ``name``'s accepted edits into the rejected-edit buffer of each file they
-    were for (``why`` prefixes their rationale), so no later night proposes them again."""
-    report = read_json(state.proposal_dir(name) / "report.json", {}) or {}
-    carry = read_json(state.optimizer_path, {}) or {}
-    for edit in report.get("edits", []):
-        if not edit.get("accepted"):
-            continue
-        entry = carry.setdefault(edit["skill"], {"rejected": [], "meta_notes": "", "nights": 0})
-        entry.setdefault("rejected", []).append(
-            {
-                "edit": {
-                    "op": edit["op"],
-                    "anchor": edit["anchor"],
-                    "content": edit["content"],
-                    "rationale": f"{why}: {edit.get('rationale', '')}",
-                    "support": 1,
-                    "source": "failure",
-                },
-                "delta": 0.0,
-                "step": -1,
-                "alone": True,
-            }
-        )
-    write_json(state.optimizer_path, carry)
 
 
 def three_way_diff(project: PathLike, proposal: str | None = None) -> str:

@@ -247,3 +247,31 @@ def test_auto_adopt_over_a_file_changed_during_the_night_leaves_it_pending(
     assert json.loads(state.history_path.read_text().splitlines()[-1])["outcome"] == "staged"
     monkeypatch.setattr(reporting, "stage_report", staged)
     assert _night(world, world.webapp).sessions == 0  # the night's sessions were consumed
+
+
+class _Killed(BaseException):
+    """Stands for a SIGKILL: nothing after it runs, no handler catches it."""
+
+
+def test_rollback_after_a_killed_rollback_says_it_is_done(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The next command finished the killed rollback, then this one said "no adopted proposal"
+    with exit 2 and a fix about the next night."""
+    from skillopt_sleep.stage import transaction
+
+    report = _night(world, world.webapp)
+    adopt(world.webapp, report.proposal)
+
+    def killed(*_: object, **__: object) -> None:
+        raise _Killed
+
+    with monkeypatch.context() as patch:
+        patch.setattr(transaction, "_restore", killed)
+        with pytest.raises(_Killed):
+            rollback(world.webapp, report.proposal)
+    result = rollback(world.webapp, report.proposal)
+    assert result.action == "rolled back" and result.proposal == report.proposal
+    assert "interrupted rollback" in result.message
+    (settled,) = list_proposals(world.webapp)
+    assert settled.state == "rolled back"
