@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from skillopt_core.backends.runtime import Budget, Roles, open_roles
+from skillopt_core.errors import SkillOptError
 from skillopt_sleep.engine import gather, reporting
 from skillopt_sleep.engine.config import SleepConfig, load_config
 from skillopt_sleep.engine.consolidate import Carry, Consolidation, consolidate
@@ -196,7 +197,11 @@ def run_night(
         started=now or datetime.now(timezone.utc),
     )
     with night.state.night_lock(), contextlib.ExitStack() as stack:
-        return night.run(stack)
+        try:
+            return night.run(stack)
+        except SkillOptError as exc:
+            night.record_stopped(exc)
+            raise
 
 
 class _Night:
@@ -218,6 +223,9 @@ class _Night:
         self.timings: dict[str, float] = {}
         self.recovered: list[str] = []  # what undoing an interrupted adopt did, said in the report
         self.notes: list[str] = []  # skill files left out for where they link to, said as well
+        self.sessions = 0  # what a stopped night had read, spent and mined (record_stopped)
+        self.roles: Roles | None = None
+        self.mined: Any = None
         self._clock = time.perf_counter()
 
     def _lap(self, stage: str) -> None:
@@ -243,7 +251,7 @@ class _Night:
             _discard_unfinished(state, index)
             _restore_history(state, index)
         self._lap("harvest")
-        sessions = harvested.sessions
+        sessions = self.sessions = harvested.sessions
         if not sessions:  # the index advances only when a night finishes
             report = reporting.quiet_night(
                 self._basics(0, None),
@@ -255,8 +263,11 @@ class _Night:
             )
             return self._finish(report, index)
         roles, judge = open_night_roles(config)  # a dead backend fails before any work
+        self.roles = roles
         self.tick("mine", 0, 1)
-        mined = gather.mine(state, config, harvested, self.night_id, roles.optimizer, self.tick)
+        mined = self.mined = gather.mine(
+            state, config, harvested, self.night_id, roles.optimizer, self.tick
+        )
         del harvested  # its candidates are in the archive now
         self._lap("mine")
         self.tick("mine", 1, 1)
@@ -316,6 +327,26 @@ class _Night:
             note = f"not adopted ({exc.message}); review it: skillopt-sleep adopt {report.proposal}"
             return replace(report, message=f"{report.message}; {note}")
         return reporting.mark_adopted(report)
+
+    def record_stopped(self, error: SkillOptError) -> None:
+        """Keep why a night stopped part-way (a backend that failed, a budget reached, replies
+        that were no answers) and what it spent: its report.json and a history line, so `status`
+        shows it stopped, why and at what cost, where it showed the night before as the last.
+        Nothing is staged or carried and the index is not committed: the next night reads the
+        same sessions again. A night that spent nothing, or that failed to write its state (a
+        full disk), is not recorded, and a failure to record must not hide ``error``."""
+        from skillopt_core.errors import StorageError
+        from skillopt_sleep.jsonable import to_jsonable
+
+        spent = self.roles.ledger.totals if self.roles is not None else None
+        if self.dry_run or spent is None or not spent.calls or isinstance(error, StorageError):
+            return  # nothing spent, or the state cannot be written: the error says it all
+        report = reporting.stopped_night(
+            self._basics(self.sessions, self.mined), self.mined, error, spent, self.timings
+        )
+        with contextlib.suppress(SkillOptError, OSError):
+            write_json(self.state.night_dir(self.night_id) / "report.json", to_jsonable(report))
+            append_line(self.state.history_path, reporting.summary_line(report))
 
     def _basics(self, sessions: int, mined: Any) -> reporting.Basics:
         backends = self.config.backends

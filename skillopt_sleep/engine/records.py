@@ -93,7 +93,7 @@ class NightReport:
     started_at: str
     finished_at: str
     dry_run: bool
-    outcome: Literal["staged", "adopted", "no change", "nothing new", "dry run"]
+    outcome: Literal["staged", "adopted", "no change", "nothing new", "dry run", "stopped"]
     message: str
     sessions: int
     requests: int

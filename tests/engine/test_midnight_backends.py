@@ -23,6 +23,7 @@ from skillopt_sleep.engine.reporting import Basics, stopped_night, summary_line
 from skillopt_sleep.engine.state import ProjectState
 from skillopt_sleep.records import Task
 from skillopt_sleep.replay import NightEnvironment, task_item
+from tests._guard import StandIns
 from tests.engine._world import World
 
 USER_SKILL = b"---\nname: login-tests\ndescription: Fix failing login tests\n---\nmine\n"
@@ -234,3 +235,24 @@ def test_a_night_of_usable_replies_asks_nothing_again() -> None:
     target = ScriptedBackend("Fixed it.")
     env.rollout("skill", task_item(task), target)
     assert env.changed_reason() == "" and len(target.requests) == 1
+
+
+def test_a_stopped_night_is_in_the_history_with_its_reason_and_spend(
+    world: World, monkeypatch: pytest.MonkeyPatch, fake_scheduler: StandIns
+) -> None:
+    """A night stopped part-way left no trace: `status` showed the night before as the last,
+    and the calls it paid for appeared nowhere."""
+    from skillopt_sleep.engine import status
+
+    _user_skill(world)
+    with pytest.raises(BackendError):
+        _night(world, after_reflection(Fault.server_error(503)), monkeypatch)
+    state = ProjectState(world.webapp)
+    (line,) = [json.loads(x) for x in state.history_path.read_text().splitlines()]
+    assert line["outcome"] == "stopped" and line["sessions"] == 12 and line["calls"] > 0
+    assert not line["proposal"]
+    assert status(world.webapp).nights[-1].outcome == "stopped"
+    said = json.loads((state.night_dir(line["night_id"]) / "report.json").read_text())
+    assert said["message"].startswith("stopped: ") and "503" in said["message"]
+    again = _night(world, healthy, monkeypatch)  # nothing consumed: the same sessions again
+    assert again.outcome == "staged" and again.sessions == 12
