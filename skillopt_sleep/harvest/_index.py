@@ -36,7 +36,7 @@ from typing import Any
 
 import orjson
 
-from skillopt_core.errors import BusyError
+from skillopt_core.errors import BusyError, StorageError
 from skillopt_sleep._sqlite import guarded
 from skillopt_sleep.harvest._events import FileState
 from skillopt_sleep.harvest._lines import FileId
@@ -91,10 +91,6 @@ _FROM_V3 = (  # schema 3 had no place: its rows are kept with "" (see HarvestInd
     f"INSERT INTO files (project, {_V3_COLUMNS}, place, state)"
     f" SELECT project, {_V3_COLUMNS}, '', state FROM files_v3",
     "DROP TABLE files_v3",
-)
-_ORPHANS = (  # what was delivered of sessions no file row holds any more
-    "FROM delivered WHERE project=?1 AND NOT EXISTS (SELECT 1 FROM files f WHERE f.project=?1"
-    " AND f.source=delivered.source AND f.session_key=delivered.session_key)"
 )
 
 
@@ -186,6 +182,13 @@ class HarvestIndex:
             if found == "3":
                 for statement in _FROM_V3:
                     db.execute(statement)
+            elif found is not None and found.isdigit() and int(found) > int(SCHEMA_VERSION):
+                raise StorageError(
+                    f"the harvest index {self._where} was written by a newer skillopt-sleep "
+                    f"(schema {found}); nothing was changed",
+                    hint="run the newer version (restart a daemon or MCP server that still runs "
+                    "an older one), or delete the index to read every transcript again",
+                )
             elif found is not None and found != SCHEMA_VERSION:  # read everything afresh
                 for table in ("files", "delivered", "meta"):
                     db.execute(f"DROP TABLE IF EXISTS {table}")
@@ -353,23 +356,17 @@ class HarvestIndex:
             )
 
     def purge(self, gone: Collection[str]) -> None:
-        """Forget the files ``gone`` (path digests of files confirmed deleted; one statement),
-        and what was delivered of each session whose files were all purged by an earlier run:
-        a session whose file was only between two places (a Codex rollout being archived while
-        the run looked) is found again in its new place by the next run, and not delivered
-        twice. A purged file that comes back is read as new. Part of the run's transaction."""
-        if not self._record:
+        """Forget the files ``gone`` (path digests of files confirmed deleted; one statement).
+        What was delivered of their sessions is kept (about 100 bytes a session): a session
+        whose file moved or was skipped as older than a run's window (a Codex rollout archived
+        with its old time) is then never delivered again as new. Part of the run's
+        transaction."""
+        if not self._record or not gone:
             return
-        with _guarded(self._where):  # looked up first: a run with nothing to purge writes nothing
-            found = self._db.execute(f"SELECT 1 {_ORPHANS} LIMIT 1", (self._project,))
-            orphaned = found.fetchone() is not None
-        if orphaned:
-            self._write(f"DELETE {_ORPHANS}", (self._project,))
-        if gone:
-            self._write(
-                "DELETE FROM files WHERE project=? AND fkey IN (SELECT value FROM json_each(?))",
-                (self._project, orjson.dumps(sorted(gone)).decode()),
-            )
+        self._write(
+            "DELETE FROM files WHERE project=? AND fkey IN (SELECT value FROM json_each(?))",
+            (self._project, orjson.dumps(sorted(gone)).decode()),
+        )
 
     def _write(self, sql: str, params: tuple[Any, ...]) -> None:
         with _guarded(self._where):

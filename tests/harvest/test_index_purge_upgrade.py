@@ -84,3 +84,23 @@ def test_a_row_of_schema_3_whose_file_is_gone_is_kept(
     gone.unlink()
     _night(homes, tmp_path)
     assert _places(location)[digest(str(gone))] == ""
+
+
+def test_an_index_from_a_newer_version_is_refused_not_wiped(
+    homes: dict[str, Path], tmp_path: Path
+) -> None:
+    """Any other version dropped every table: an older engine still running (a daemon, an MCP
+    server) wiped the index a newer one wrote, and the whole window was delivered again."""
+    import pytest
+
+    from skillopt_core.errors import StorageError
+
+    _night(homes, tmp_path)
+    location = tmp_path / "idx" / INDEX_NAME
+    with sqlite3.connect(location) as db:
+        db.execute("UPDATE meta SET value='99' WHERE key='schema'")
+        rows = db.execute("SELECT count(*) FROM files").fetchone()[0]
+    with pytest.raises(StorageError, match="written by a newer skillopt-sleep"):
+        _night(homes, tmp_path)
+    with sqlite3.connect(location) as db:
+        assert db.execute("SELECT count(*) FROM files").fetchone()[0] == rows > 0
