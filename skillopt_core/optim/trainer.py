@@ -360,6 +360,10 @@ class Trainer:
             record["decision"] = "no edit applied"
             return record
         atomic_write_text(step_dir / "candidate.md", report.text)
+        too_big = over_budget(skill, report.text, cfg.gate)
+        if too_big:  # unweighed, so not blamed: no credit, nothing in the rejected buffer
+            record["decision"] = too_big
+            return record
         decision, delta = self._gate(report.text)
         atomic_write_json(step_dir / "gate.json", asdict(decision))
         record.update(

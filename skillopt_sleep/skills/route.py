@@ -79,6 +79,9 @@ def managed_target(project: Path, sources: Sequence[str], directory: str = "") -
     return Target(project / root / MANAGED_NAME / "SKILL.md", MANAGED_NAME, "managed")
 
 
+_LEARNED_PREFIX = (
+    "Procedures learned overnight by SkillOpt-Sleep from this project's recurring requests. "
+)
 _USE_WHEN = "Use when the request resembles: "
 _DESCRIPTION_LINE = re.compile(r'^description: "(?:[^"\\]|\\.)*"[ \t]*$', re.M)
 
@@ -90,10 +93,7 @@ def _topic(intent: str) -> str:
 def _description(topics: Sequence[str]) -> str:
     """The managed skill's frontmatter ``description`` line for ``topics`` (the first ones kept
     when they do not all fit), as a YAML double-quoted scalar."""
-    description = (
-        "Procedures learned overnight by SkillOpt-Sleep from this project's recurring requests. "
-        f"{_USE_WHEN}{'; '.join(dict.fromkeys(topics))}"
-    )
+    description = f"{_LEARNED_PREFIX}{_USE_WHEN}{'; '.join(dict.fromkeys(topics))}"
     if len(description) > DESCRIPTION_LIMIT:
         description = description[: DESCRIPTION_LIMIT - 3].rstrip() + "..."
     quoted = description.replace("\\", "\\\\").replace('"', '\\"')
@@ -122,7 +122,11 @@ def with_new_topics(text: str, family_intents: Sequence[str]) -> str:
     if match is None:
         return text
     old = frontmatter_fields(text).get("description", "")
-    known = old.split(_USE_WHEN, 1)[1].removesuffix("...").split("; ") if _USE_WHEN in old else []
+    if not old.startswith(_LEARNED_PREFIX):  # rewritten by the user, even in the same form
+        return text
+    known = old.split(_USE_WHEN, 1)[1].split("; ") if _USE_WHEN in old else []
+    if old.endswith("..."):  # its last topic was cut: not a topic to carry on
+        known = known[:-1]
     topics = [_topic(t) for t in family_intents] + [t for t in known if t]
     line = _description(topics)
     return frontmatter[: match.start()] + line + frontmatter[match.end() :] + rest

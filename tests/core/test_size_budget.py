@@ -53,6 +53,10 @@ def test_training_under_a_tight_budget_never_grows_the_skill_past_it(tmp_path: P
     refused = [h for h in history if "over its budget" in str(h.get("decision", ""))]
     assert refused, [h.get("decision") for h in history]
     assert len(history) == trainer.total_steps  # refusals do not stop the run
+    # refused for size, not for harm: never blamed, so never blocked on a later night
+    refused_contents = {e["content"] for h in refused for e in h.get("rejected_edits", [])}
+    assert not refused_contents
+    assert not any(r["step"] in {h["step"] for h in refused} for r in trainer.rejected.to_json())
 
 
 def test_without_a_budget_the_run_is_as_before(tmp_path: Path) -> None:

@@ -40,3 +40,5 @@ def test_a_description_the_user_rewrote_is_left_alone() -> None:
     mine = "---\nname: skillopt-learned\ndescription: >\n  my own words\n---\n\n- learned line\n"
     assert with_new_topics(mine, ["anything"]) == mine
     assert with_new_topics("- no frontmatter\n", ["anything"]) == "- no frontmatter\n"
+    same_form = '---\nname: skillopt-learned\ndescription: "Deploy checklists for k8s"\n---\n'
+    assert with_new_topics(same_form, ["anything"]) == same_form
