@@ -334,13 +334,14 @@ def rollback(project: PathLike, proposal: str | None = None, *, force: bool = Fa
             transaction.refuse_edits(state, last.proposal, transaction.ROLLED_BACK)
             backup = str(state.backup_dir(last.proposal))
             return AdoptResult(last.proposal, "rolled back", last.files, backup, last.message)
-        name, files, backup_dir = transaction.rollback(state, proposal, force=force)
+        name, files, backup_dir, also = transaction.rollback(state, proposal, force=force)
         transaction.refuse_edits(state, name, transaction.ROLLED_BACK)
     kept = sorted(p.name for p in backup_dir.glob("*.at-rollback"))
     done = "restored byte for byte" + (
         f"; the changed files were kept as {', '.join(kept)} in {backup_dir}" if kept else ""
     )
-    message = "; ".join([*(r.message for r in recovered), done])
+    later = [f"also rolled back {', '.join(also)}, adopted over it since"] if also else []
+    message = "; ".join([*(r.message for r in recovered), done, *later])
     return AdoptResult(name, "rolled back", tuple(files), str(backup_dir), message)
 
 

@@ -428,9 +428,10 @@ def _drift_error(proposal: str, changed: list[tuple[str, str]]) -> DriftError:
 
 def rollback(
     state: ProjectState, proposal: str | None = None, *, force: bool = False
-) -> tuple[str, list[str], Path]:
+) -> tuple[str, list[str], Path, list[str]]:
     """Restore what the adopt replaced. A live file changed since the adopt wrote it is refused
-    (its text would be lost) unless ``force``, which first keeps it beside the backups."""
+    (its text would be lost) unless ``force``, which first keeps it beside the backups and rolls
+    back the proposals adopted over it since; their names come last (their edits refused too)."""
     directory = find_proposal(state, proposal, "adopted")
     manifest = load_manifest(directory)
     if manifest.get("state") != "adopted":
@@ -442,7 +443,7 @@ def rollback(
     if changed and not force:
         raise _changed_error(state, directory, changed)
     _keep_changed(backup, manifest["files"], changed)
-    _drop_later_adopts(state, directory, changed)
+    also = _drop_later_adopts(state, directory, changed)
     files = manifest["files"]
     found = [read_live(Path(entry["live_path"])) for entry in files]
     begin = {"action": "rollback", "phase": "begin", "proposal": directory.name, "at": _now()}
@@ -453,15 +454,19 @@ def rollback(
     except StorageError as exc:
         raise _cut_short(state, begin, exc, lambda: _put_back(files, found, "roll back")) from None
     _after_commit(lambda: _finish(state, begin), lambda: retention.after_rollback(state, directory))
-    return directory.name, [e["live_path"] for e in files], backup
+    return directory.name, [e["live_path"] for e in files], backup, also
 
 
-def _drop_later_adopts(state: ProjectState, directory: Path, changed: list[str]) -> None:
+def _drop_later_adopts(state: ProjectState, directory: Path, changed: list[str]) -> list[str]:
     """Roll back, newest first, each proposal adopted over ``changed`` files since
     ``directory``'s adopt, so none of them still reads "adopted" with its text gone (a later
-    ``rollback`` of it would put ``directory``'s edits back)."""
-    for name in reversed(adopted_over(directory, changed, state.proposals())):
+    ``rollback`` of it would put ``directory``'s edits back); their edits are refused like any
+    rolled-back proposal's. Returns their names."""
+    later = list(reversed(adopted_over(directory, changed, state.proposals())))
+    for name in later:
         rollback(state, name, force=True)
+        refuse_edits(state, name, ROLLED_BACK)
+    return later
 
 
 def _changed_error(state: ProjectState, directory: Path, changed: list[str]) -> DriftError:

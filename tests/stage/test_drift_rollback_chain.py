@@ -55,7 +55,8 @@ def test_forcing_the_rollback_of_an_adopt_under_a_later_one_rolls_both_back(skil
 
     with pytest.raises(DriftError, match="--force` to drop both"):
         rollback(project, first)
-    rollback(project, first, force=True)
+    result = rollback(project, first, force=True)
+    assert f"also rolled back {second}, adopted over it since" in result.message  # not silently
 
     assert skill.read_bytes() == OLD and other.read_bytes() == OLD
     assert _states(project) == {first: "rolled back", second: "rolled back"}
