@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from skillopt_core.backends import BudgetExceeded
 from skillopt_core.backends.runtime import Roles
 from skillopt_core.config import TrainConfig, validate
 from skillopt_core.errors import NoEvidenceError
@@ -179,7 +180,10 @@ def _guard_unchanged(env: NightEnvironment) -> None:
     """A backend that stopped answering usably part-way through the night stops it: the gate's
     verdicts (rejections too, which would block good edits on later nights) and the held-out
     scores were computed on non-answers, so nothing of tonight may be staged or carried."""
-    changed = env.changed_reason()
+    try:
+        changed = env.changed_reason()
+    except BudgetExceeded:  # the budget is spent: the night's own calls decide, unchecked
+        return
     if changed:
         raise NoEvidenceError(
             f"a backend stopped answering usably part-way through the night: {changed}; "

@@ -36,6 +36,7 @@ JUDGE_SCHEMA: dict[str, Any] = {
         "reason": {"type": "string"},
     },
 }
+RECHECKS = 2  # times a request answered earlier is asked again before the backend counts as broken
 Asked = tuple[Backend, CompletionRequest]
 """A request a backend answered usably, with the backend: what is asked again to check on it."""
 
@@ -134,9 +135,11 @@ class NightEnvironment:
         if not unusable or answered is None:
             return ""
         target, request = answered
-        kind = unusable_kind(target.complete(request).text)
-        if not kind:
-            return ""
+        kind = ""
+        for _ in range(RECHECKS):  # answered once: a model that sometimes says nothing, not broken
+            kind = unusable_kind(target.complete(request).text)
+            if not kind:
+                return ""
         return (
             f"{unusable} of {replies} replays on the target {_named(target)} came back as "
             f"{kinds}, and a replay it had answered earlier tonight came back as {kind} when "
@@ -149,15 +152,17 @@ class NightEnvironment:
         if not failures or judged is None:
             return ""
         judge, request = judged
-        try:
-            complete_json(judge, request, JUDGE_SCHEMA)
-        except StructuredReplyError as exc:
-            return (
-                f"{failures} verdicts of the judge {_named(judge)} were unusable, and an answer "
-                f"it had judged earlier tonight got no usable verdict when asked again "
-                f"({exc.message})"
-            )
-        return ""
+        problem = ""
+        for _ in range(RECHECKS):
+            try:
+                complete_json(judge, request, JUDGE_SCHEMA)
+                return ""
+            except StructuredReplyError as exc:
+                problem = exc.message
+        return (
+            f"{failures} verdicts of the judge {_named(judge)} were unusable, and an answer it "
+            f"had judged earlier tonight got no usable verdict when asked again ({problem})"
+        )
 
     def judge_unusable_reason(self) -> str:
         """Why every verdict of the judge was unusable (its first failure), or "" when one was

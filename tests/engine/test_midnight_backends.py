@@ -256,3 +256,25 @@ def test_a_stopped_night_is_in_the_history_with_its_reason_and_spend(
     assert said["message"].startswith("stopped: ") and "503" in said["message"]
     again = _night(world, healthy, monkeypatch)  # nothing consumed: the same sessions again
     assert again.outcome == "staged" and again.sessions == 12
+
+
+def test_a_model_that_sometimes_says_nothing_is_not_a_broken_backend() -> None:
+    """One empty answer to the re-asked request stopped a healthy night with exit 7."""
+    task = Task("t1", "f1", "Fix the login test", "")
+    env = NightEnvironment({"train": [task]})
+    target = ScriptedBackend("Fixed it.", "", "", "Fixed it again.")
+    env.rollout("skill", task_item(task), target)
+    env.rollout("skill", task_item(task), target)
+    assert env.changed_reason() == "" and len(target.requests) == 4
+
+
+def test_a_budget_spent_before_the_recheck_does_not_throw_the_night_away(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from skillopt_sleep.engine import consolidate
+
+    class Spent:
+        def changed_reason(self) -> str:
+            raise BudgetExceeded("max_calls reached")
+
+    consolidate._guard_unchanged(Spent())  # type: ignore[arg-type]
