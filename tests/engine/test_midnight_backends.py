@@ -6,7 +6,6 @@ state alone, and the next healthy night reads the same sessions again."""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -25,26 +24,11 @@ from skillopt_sleep.records import Task
 from skillopt_sleep.replay import NightEnvironment, task_item
 from tests._guard import StandIns
 from tests.engine._world import World
+from tests.engine.test_night_backends import responder as healthy  # the same tiny world
 
 USER_SKILL = b"---\nname: login-tests\ndescription: Fix failing login tests\n---\nmine\n"
 OPTIMIZER = "You are the optimizer of a skill document"
-_NEEDS = re.compile(r"\[needs: ([^\]]+)\]")
 Responder = Callable[[Mapping[str, Any]], Step]
-
-
-def healthy(body: Mapping[str, Any]) -> Step:
-    """The optimizer turns the judge's [needs: ...] into an edit; the target knows about the
-    session cookie only once the skill says so (as in test_night_backends)."""
-    text = json.dumps(body)
-    if OPTIMIZER in text:
-        needs = _NEEDS.findall(text.replace('\\"', '"'))
-        edits = [{"op": "add", "anchor": "", "content": f"- {needs[0]}"}] if needs else []
-        return json.dumps({"edits": edits})
-    if "long-term guidance block" in text or "private notebook" in text:
-        return "- Keep the session cookie in mind."
-    if "Include 'session cookie'" in text or "Include \\u0027session cookie" in text:
-        return "Renamed the session cookie and the login test passes."
-    return "Fixed the test."
 
 
 def after_reflection(broken: Step) -> Responder:
