@@ -74,11 +74,11 @@ def status_table(status: Any) -> None:
         console.print(f"a night is running now (pid {status.running['pid']})")
     table = Table(title="Last nights")
     _id_column(table, "night", [night.night_id for night in status.nights])
-    for column in ("outcome", "sessions", "tasks", "accepted", "held-out", "cost"):
-        table.add_column(column)
+    for column in ("outcome", "sess.", "tasks", "edits", "held-out", "cost"):  # fits 80 columns
+        table.add_column(column, no_wrap=column != "outcome")
     for night in status.nights:
         held = (
-            f"{night.held_out_before:.2f} -> {night.held_out_after:.2f}"
+            f"{night.held_out_before:.2f}->{night.held_out_after:.2f}"
             if night.held_out_before is not None
             else "-"
         )

@@ -6,6 +6,8 @@ the id is what ``report``, ``adopt`` and ``rollback`` take.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from skillopt_sleep.cli._render import proposals_table, status_table
@@ -44,3 +46,19 @@ def test_ids_are_never_cut(
     shown = capsys.readouterr().out
     for night_id in IDS:
         assert shown.count(night_id) >= 3  # the night, its pending proposal, the proposals table
+
+
+def test_an_80_column_status_cuts_no_header_or_value(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before, the held-out column read ``held-o…`` and its values wrapped onto two lines."""
+    monkeypatch.setenv("COLUMNS", "80")
+    nights = (
+        replace(_night(IDS[0]), outcome="no change"),
+        replace(_night(IDS[1]), held_out_before=None, held_out_after=None, cost_usd=12.5),
+    )
+    status_table(Status("/p", "/s", nights, (), {}, {"optimizer": "mock"}, {}))
+    shown = capsys.readouterr().out
+    assert "…" not in shown
+    for text in ("held-out", "outcome", "no change", "0.41->0.77", "$0.0123", "$12.5000"):
+        assert text in shown
