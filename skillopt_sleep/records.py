@@ -62,6 +62,9 @@ class Session:
     model: str = ""
     git_branch: str = ""
     source_files: tuple[str, ...] = ()
+    # the session this one was forked from (``claude --fork-session``, a Codex fork), whose turns
+    # it begins by repeating; "" when it was not forked
+    forked_from: str = ""
 
     @property
     def user_turns(self) -> tuple[Turn, ...]:

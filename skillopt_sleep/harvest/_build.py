@@ -78,6 +78,7 @@ class Draft(NamedTuple):
     model: str
     git_branch: str
     source_files: tuple[str, ...]
+    forked_from: str = ""
 
     def session(self) -> Session:
         turns = tuple(
@@ -101,6 +102,7 @@ class Draft(NamedTuple):
             model=self.model,
             git_branch=self.git_branch,
             source_files=self.source_files,
+            forked_from=self.forked_from,
         )
 
 
@@ -227,6 +229,7 @@ def draft(
         meta("model"),
         meta("git_branch"),
         tuple(sorted(source_files)),
+        meta("forked_from"),
     )
 
 

@@ -63,6 +63,7 @@ def draft_json(made: Draft) -> bytes:
         "model": made.model,
         "git_branch": made.git_branch,
         "source_files": made.source_files,
+        "forked_from": made.forked_from,
     }
     return orjson.dumps(document, option=_OPTIONS)
 

@@ -4,8 +4,9 @@
 slug is the cwd with every non-alphanumeric character replaced by ``-``; it is lossy, so it only
 narrows the directories read and the recorded ``cwd`` decides the scope. A continued session
 (``--continue`` / ``--resume``) keeps its ``sessionId``: records are merged by it and repeated
-records de-duplicated by ``uuid``. Sub-agent files and ``isSidechain`` records are excluded unless
-``include_sidechains``. Bash exit codes are recovered from the result (see ``_exit_code``);
+records de-duplicated by ``uuid``. A fork (``--fork-session``) is a new session whose copied
+records name their parent (``forkedFrom``): the session's ``forked_from``. Sub-agent files and
+``isSidechain`` records are excluded unless ``include_sidechains``. Bash exit codes are recovered from the result (see ``_exit_code``);
 ``gitBranch: "HEAD"`` (no repository, or a detached head) is no branch.
 """
 
@@ -134,6 +135,9 @@ class ClaudeSource(Source):
             state.set_meta("session_id", get("sessionId"))
         if not meta.get("cwd"):
             state.set_meta("cwd", get("cwd"))
+        fork = get("forkedFrom")  # a record a fork copied from its parent session
+        if isinstance(fork, dict):
+            state.set_meta("forked_from", fork.get("sessionId"))
         branch = get("gitBranch")
         if branch and branch != "HEAD" and branch != meta.get("git_branch"):
             meta["git_branch"] = branch

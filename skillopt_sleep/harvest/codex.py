@@ -6,9 +6,11 @@ current record shapes (``response_item`` messages and calls, ``event_msg`` ``ite
 ``user_message`` / ``agent_message`` / ``exec_command_end`` ones. Messages mirrored in both
 channels are kept once; injected developer, ``<environment_context>`` and AGENTS.md preambles are
 dropped. ``codex exec resume`` appends to the same rollout (same session id), so it stays one
-session. A sub-agent (``spawn_agent``) writes its own rollout whose ``session_meta`` names the
-parent thread; like Claude's sub-agent files it is a sidechain, excluded unless
-``include_sidechains``: its prompt was written by the model, not typed by the user.
+session; a fork is a new rollout whose ``session_meta`` names its parent (``forked_from_id``: the
+session's ``forked_from``) and which begins with a copy of the parent's items. A sub-agent
+(``spawn_agent``) writes its own rollout whose ``session_meta`` names the parent thread; like
+Claude's sub-agent files it is a sidechain, excluded unless ``include_sidechains``: its prompt
+was written by the model, not typed by the user.
 """
 
 from __future__ import annotations
@@ -183,6 +185,7 @@ class CodexSource(Source):
         if kind == "session_meta" and isinstance(payload, dict):
             state.set_meta("session_id", payload.get("id") or payload.get("session_id"))
             state.set_meta("cwd", payload.get("cwd"))
+            state.set_meta("forked_from", payload.get("forked_from_id"))
             git = payload.get("git")
             if isinstance(git, dict):
                 state.set_meta("git_branch", git.get("branch"))

@@ -1,7 +1,8 @@
 """The miner's SQLite archive in the project state dir: every request seen, across nights.
 
 Tables: ``occurrences`` (one per session request; a re-harvested session updates its row, never
-adds a duplicate), ``requests`` (one per distinct request text: family, split, nights seen),
+adds a duplicate), ``requests`` (one per distinct request text some occurrence asks: family,
+split, nights seen),
 ``embeddings`` (an encoded request per text hash and embedder cache key — only for embedders
 whose encoding depends on the text alone), ``families`` (the synthesised judge, with a fingerprint of the members it
 was made from so it is re-synthesised only when the family changed) and ``confirmations`` (the
@@ -224,7 +225,17 @@ class Archive:
                     "last_night = max(last_night, excluded.last_night), first_seen = min(first_seen, excluded.first_seen)",
                     (digest, c.text, stamp, night, night),
                 )
+            self._forget_unasked()
         return new
+
+    def _forget_unasked(self) -> None:
+        """Forget the requests no occurrence asks any more: a turn delivered again (its session
+        resumed) under another text (a later version redacts or cuts it otherwise) moved its
+        occurrence, and its old text, maybe with a secret the new rules redact, must not be
+        clustered or replayed again."""
+        unasked = "SELECT text_hash FROM requests EXCEPT SELECT text_hash FROM occurrences"
+        self._db.execute(f"DELETE FROM embeddings WHERE text_hash IN ({unasked})")
+        self._db.execute(f"DELETE FROM requests WHERE text_hash IN ({unasked})")
 
     def requests(self) -> list[tuple[str, str, str | None, str | None, datetime, str]]:
         """(text hash, text, family, split, first seen, last night) for every request, oldest first."""

@@ -55,6 +55,7 @@ class Candidate:
     context: str = ""  # redacted excerpt of what the agent saw
     reply: str = ""  # the attempt's last assistant reply (a reference when it was approved)
     tools: tuple[str, ...] = ()  # tool names the attempt used
+    forked_from: str = ""  # the session's parent (``Session.forked_from``): see ``copies``
 
 
 def normalize(text: str) -> str:
@@ -184,6 +185,7 @@ def candidates_from_session(session: Session) -> list[Candidate]:
                 context=_context(session, (request, *attempt)),
                 reply=excerpt(replies[-1], REPLY_CHARS) if replies else "",
                 tools=tuple(dict.fromkeys(c.name for t in attempt for c in t.tool_calls)),
+                forked_from=session.forked_from,
             )
         )
     return found

@@ -34,7 +34,7 @@ from skillopt_sleep.mine.confirm import confirm_families
 from skillopt_sleep.mine.dream import dream
 from skillopt_sleep.mine.embed import Embedder, create_embedder
 from skillopt_sleep.mine.families import compared_text, label_families
-from skillopt_sleep.mine.occasions import count_occasions
+from skillopt_sleep.mine.occasions import count_occasions, originals
 from skillopt_sleep.mine.recall import training_recall
 from skillopt_sleep.mine.splits import Member, assign_splits
 from skillopt_sleep.mine.synth import JudgeSpec, synthesize
@@ -137,7 +137,6 @@ def mine_candidates(
     started = time.perf_counter()
     night = config.night or datetime.now(timezone.utc).date().isoformat()
     new_occurrences = archive.add(candidates, night)
-    tonight = Counter(text_hash(c.text) for c in candidates)  # attempts per request
 
     # a request with nothing left to compare (an archive from before candidates dropped them) is
     # never clustered nor replayed, not even with ``include_one_offs``
@@ -165,7 +164,13 @@ def mine_candidates(
     family_of = _family_ids(labels, hashes, [r[2] for r in rows])
     archive.set_families(dict(zip(hashes, family_of, strict=True)))
 
-    occurrences = archive.occurrences()
+    occurrences = originals(archive.occurrences())
+    attempts = {
+        (m.harness, m.session_id, m.turn_index) for found in occurrences.values() for m in found
+    }
+    tonight = Counter(  # attempts per request
+        text_hash(c.text) for c in candidates if (c.harness, c.session_id, c.turn_index) in attempts
+    )
     by_family: dict[str, list[int]] = {}
     for i, family in enumerate(family_of):
         by_family.setdefault(family, []).append(i)
