@@ -17,11 +17,12 @@ a ``fix``, and a failed undo keeps its entry, so the next uninstall tries again.
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
 from skillopt_sleep.install import _fs
-from skillopt_sleep.install._proc import run_bounded
+from skillopt_sleep.install._proc import Ran, run_bounded
 from skillopt_sleep.install.edit_block import apply_block, block_text, undo_block
 from skillopt_sleep.install.edit_json import apply_json, undo_json
 from skillopt_sleep.install.manifest import Entry, Manifest, sha256
@@ -102,27 +103,62 @@ def _run(argv: Sequence[str], env: dict[str, str]) -> str:
     return run_bounded(argv, COMMAND_TIMEOUT_S, env).last_words()
 
 
+def _located(argv: Sequence[str]) -> list[str]:
+    """``argv`` with its program found again on PATH when the recorded one is gone (Claude Code
+    reinstalled elsewhere, by npm or by its own installer)."""
+    program = argv[0] if argv else ""
+    if not program or Path(program).exists():
+        return list(argv)
+    return [shutil.which(Path(program).name) or program, *argv[1:]]
+
+
+def _already_undone(argv: Sequence[str], ran: Ran) -> bool:
+    """Whether a failed undo failed only because there is nothing left to undo: the harness
+    says that what it names (``argv``'s last word: the plugin, the marketplace) is not found,
+    as when the user removed it themselves; else the undo would fail on every uninstall."""
+    said = f"{ran.stdout}\n{ran.stderr}".lower()
+    target = argv[-1].lower() if len(argv) > 1 else ""
+    return (
+        bool(target)
+        and ran.failure.startswith("it exited")
+        and any(target in line and "not found" in line for line in said.splitlines())
+    )
+
+
 def _by_hand(shown: str, then: str) -> str:
     return f"run `{shown}` by hand to see what it needs, then `{then}` again"
 
 
 def _apply_command(spec: CommandSpec, manifest: Manifest, dry_run: bool) -> Action:
+    """Run the harness command, recorded or not: the harness commands are idempotent, and what
+    one did may have been undone outside us since (the user removed the plugin in Claude), which
+    a reinstall must put back. One entry per label: a rerun from a moved package (another plugin
+    folder) replaces the old one, whose undo is the same."""
     shown = " ".join(spec.argv)
-    if manifest.find(spec.harness, shown, spec.label) is not None:
-        return Action("unchanged", shown, spec.label)
+    if dry_run and manifest.find(spec.harness, shown, spec.label) is not None:
+        return Action("unchanged", shown, f"{spec.label}; recorded, run again by install")
     if dry_run:
         return Action("run", shown, spec.label)
     failed = _run(spec.argv, spec.env)
     if failed:
         fix = _by_hand(shown, f"skillopt-sleep install {spec.harness}")
         return Action("skip", shown, f"{spec.label} failed: {failed}", fix=fix)
+    for old in manifest.of(spec.harness):
+        if old.kind == "command" and old.key == spec.label:
+            manifest.drop(old)
     manifest.put(Entry(spec.harness, "command", shown, key=spec.label, undo=list(spec.undo)))
     return Action("run", shown, spec.label)
 
 
 def _undo_command(entry: Entry, dry_run: bool) -> Action:
-    shown = " ".join(entry.undo)
-    failed = _run(entry.undo, {}) if not dry_run and entry.undo else ""
+    argv = _located(entry.undo)
+    shown = " ".join(argv)
+    if dry_run or not argv:
+        return Action("run", shown, f"undo: {entry.key}")
+    ran = run_bounded(argv, COMMAND_TIMEOUT_S, {})
+    failed = ran.last_words()
+    if failed and _already_undone(argv, ran):
+        return Action("skip", shown, f"'{entry.key}' already undone ({failed})")
     if failed:
         fix = _by_hand(shown, f"skillopt-sleep uninstall {entry.harness}")
         return Action(

@@ -16,7 +16,12 @@ from typing import Literal
 from skillopt_core.errors import SkillOptError
 from skillopt_sleep.install import _fs
 from skillopt_sleep.install._proc import VERSION_TIMEOUT_S, run_bounded
-from skillopt_sleep.install.edit_block import block_text, find_block, parse_error
+from skillopt_sleep.install.edit_block import (
+    block_text,
+    find_block,
+    parse_error,
+    unmarked_table,
+)
 from skillopt_sleep.install.edit_json import dig, load_config
 from skillopt_sleep.install.engine_command import (
     cli_argv,
@@ -306,7 +311,7 @@ def _recorded_problem(entry: Entry) -> tuple[Level, str, str] | None:
         error = parse_error(text)
         if error is not None:
             return ("fail", f"{path} is not valid TOML ({error})", f"fix it, then `{again}`")
-        if find_block(text) is None:
+        if find_block(text) is None and unmarked_table(text, entry) is None:
             return ("warn", f"the managed block is gone from {path}", again)
     return None
 

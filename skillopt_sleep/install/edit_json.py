@@ -14,6 +14,7 @@ by hand (:attr:`InstallError.preview`), and uninstall leaves our key in place wi
 Trailing commas alone are normalised away when the file is rewritten. Install reads a strict-JSON
 file (Copilot CLI's) strictly, so a file its harness would reject is reported, not "fixed";
 undo and ``doctor`` read either kind leniently, as removing our key can only leave valid JSON.
+A leading byte order mark, which both harnesses read past, is ignored and kept on rewrite.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from skillopt_sleep.install.manifest import Entry, Manifest, sha256
 from skillopt_sleep.install.specs import Action, InstallError, JsonKeySpec, Verb
 
 KEEP_COMMENTS = "we keep your comments: rewriting the file would drop them"
+BOM = "\ufeff"  # a byte order mark, as editors on Windows save it
 
 
 def load_config(path: Path, *, lenient: bool) -> tuple[dict[str, Any], bool]:
@@ -36,6 +38,7 @@ def load_config(path: Path, *, lenient: bool) -> tuple[dict[str, Any], bool]:
     text = _fs.read_text(path)
     if text is None:
         return {}, False
+    text = text.removeprefix(BOM)  # Copilot CLI and VS Code read past it; kept on rewrite
     stripped = jsonc.strip_jsonc(text) if lenient else jsonc.Stripped(text, False)
     if not stripped.text.strip():
         return {}, stripped.comments
@@ -85,7 +88,8 @@ def _canon(value: Any) -> str:
 def _dump_json(path: Path, data: dict[str, Any]) -> None:
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     json.loads(text)  # what we write must read back; a ValueError here is our bug, not the user's
-    _fs.write(path, text.encode("utf-8"))
+    bom = BOM if (_fs.read_text(path) or "").startswith(BOM) else ""
+    _fs.write(path, (bom + text).encode("utf-8"))
 
 
 def apply_json(spec: JsonKeySpec, manifest: Manifest, dry_run: bool) -> Action:

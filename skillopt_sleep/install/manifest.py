@@ -61,6 +61,9 @@ class Entry:
     undo: list[str] = field(default_factory=list)
     prefix: str = ""  # text-block: the separator added before the block, removed with it
     engine: str = ""
+    # text-block: hash of the table the block defines, as parsed, which still names it once the
+    # harness rewrote the file without our markers (`codex mcp add` does)
+    table_sha256: str = ""
 
     @property
     def ident(self) -> tuple[str, str, str]:
@@ -89,14 +92,25 @@ class Manifest:
         self.entries = [e for e in self.entries if e.ident != entry.ident]
 
     def confirm(self, entry: Entry) -> None:
-        """What is on disk is what ``entry`` describes: add it when missing; refresh the hash and
+        """What is on disk is what ``entry`` describes: add it when missing; refresh the hashes and
         the engine of an older entry (an update killed before its save, an entry recorded before
-        engines were) and keep the rest of it."""
+        engines or table hashes were) and keep the rest of it."""
         old = self.find(*entry.ident)
         if old is None:
             self.put(entry)
-        elif (old.sha256, old.engine) != (entry.sha256, entry.engine):
-            self.put(replace(old, sha256=entry.sha256, engine=entry.engine))
+        elif (old.sha256, old.engine, old.table_sha256) != (
+            entry.sha256,
+            entry.engine,
+            entry.table_sha256,
+        ):
+            self.put(
+                replace(
+                    old,
+                    sha256=entry.sha256,
+                    engine=entry.engine,
+                    table_sha256=entry.table_sha256,
+                )
+            )
 
     def record(self, entry: Entry) -> None:
         """Put and save at once: called before a write, so a kill during it leaves an entry that
