@@ -6,6 +6,12 @@ $action = 'install'
 if ($env:SKILLOPT_SLEEP_PYTHON) {
   & $env:SKILLOPT_SLEEP_PYTHON -m skillopt_sleep.install $action codex @args; exit $LASTEXITCODE
 }
+$clone = Split-Path (Split-Path $PSScriptRoot -Parent) -Parent
+$venv = Join-Path $clone '.venv\Scripts\python.exe'  # the clone's own engine (scripts/bootstrap.sh)
+if (Test-Path $venv) {
+  & $venv -c 'import skillopt_sleep.install' 2>$null
+  if ($LASTEXITCODE -eq 0) { & $venv -m skillopt_sleep.install $action codex @args; exit $LASTEXITCODE }
+}
 $cli = Get-Command skillopt-sleep -ErrorAction SilentlyContinue
 if ($cli) { & $cli.Source $action codex @args; exit $LASTEXITCODE }
 foreach ($py in @('py', 'python', 'python3')) {
@@ -17,7 +23,6 @@ foreach ($py in @('py', 'python', 'python3')) {
     }
   }
 }
-$clone = Split-Path (Split-Path $PSScriptRoot -Parent) -Parent
 Write-Error ('skillopt-sleep is not installed for any Python on PATH. It is not on PyPI: ' +
   "install it from its clone first, pip install `"$clone`" (see 'Use it from your agent' in the README), " +
   'or set SKILLOPT_SLEEP_PYTHON to the interpreter that has it.')

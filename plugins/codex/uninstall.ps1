@@ -5,6 +5,12 @@ $action = 'uninstall'
 if ($env:SKILLOPT_SLEEP_PYTHON) {
   & $env:SKILLOPT_SLEEP_PYTHON -m skillopt_sleep.install $action codex @args; exit $LASTEXITCODE
 }
+$clone = Split-Path (Split-Path $PSScriptRoot -Parent) -Parent
+$venv = Join-Path $clone '.venv\Scripts\python.exe'  # the clone's own engine (scripts/bootstrap.sh)
+if (Test-Path $venv) {
+  & $venv -c 'import skillopt_sleep.install' 2>$null
+  if ($LASTEXITCODE -eq 0) { & $venv -m skillopt_sleep.install $action codex @args; exit $LASTEXITCODE }
+}
 $cli = Get-Command skillopt-sleep -ErrorAction SilentlyContinue
 if ($cli) { & $cli.Source $action codex @args; exit $LASTEXITCODE }
 foreach ($py in @('py', 'python', 'python3')) {

@@ -12,8 +12,9 @@ The lock, not the pid, says whether a night still runs: the OS drops it however 
 ends, and a recycled pid holds no lock. A job file that says running while its lock is free is
 a night that ended without finishing (killed, the machine restarted); it reads as failed, saying
 what to do, or as cancelled when a cancel was asked (a night signalled before its process could
-defer the signal dies of it). Ids carry the start time and random digits and are created exclusively, so they
-stay unique across server restarts. Everything here is private like the rest of the state.
+defer the signal dies of it). Ids carry the start time (to the microsecond, so they sort in
+the order the jobs started) and random digits, and are created exclusively, so they stay unique
+across server restarts. Everything here is private like the rest of the state.
 """
 
 from __future__ import annotations
@@ -139,7 +140,8 @@ def create(project: Path) -> Path:
     """A new, empty job folder for ``project``; its name is the job id."""
     root = make_private_dir(jobs_root(project))
     while True:
-        job_id = f"job-{datetime.now(timezone.utc):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+        # the microseconds order the jobs of one second (the random digits do not)
+        job_id = f"job-{datetime.now(timezone.utc):%Y%m%d-%H%M%S-%f}-{secrets.token_hex(3)}"
         directory = root / job_id
         try:
             directory.mkdir(mode=PRIVATE_DIR_MODE)

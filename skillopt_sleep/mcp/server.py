@@ -99,7 +99,14 @@ Sources = Annotated[
     Field(description="Which harnesses' sessions to read (default: the configured ones)."),
 ]
 MaxTasks = Annotated[int | None, Field(ge=1, description="Most training tasks replayed.")]
-MaxCalls = Annotated[int | None, Field(ge=0, description="Hard limit on model calls.")]
+MaxCalls = Annotated[
+    int | None,
+    Field(
+        ge=0,
+        description="Hard limit on model calls tonight (default: the configured one). "
+        "0 means NO limit, not no calls.",
+    ),
+]
 ProposalLimit = Annotated[
     int, Field(ge=1, le=200, description="Most proposals listed, the newest.")
 ]
@@ -328,11 +335,10 @@ def build_server(
         older night's: `state` says whether it is still pending (the text, written at staging,
         always says to adopt or reject it), and `note` (also the text's first line) which
         proposal it is and what the latest night did if it staged nothing. Tell the user the note
-        first."""
+        first. A JSON report too big for a tool result gives only its note and `path`."""
         from skillopt_sleep.engine import read_report
 
-        shown = read_report(project_of(project, roots), proposal, format)
-        return ReportView(shown.proposal, shown.state, shown.note, shown.path, format, shown.text)
+        return ReportView.of(read_report(project_of(project, roots), proposal, format))
 
     @tool(CHANGES_LIVE)
     def adopt(roots: Roots, project: Project = None, proposal: ProposalId = None) -> AdoptResult:

@@ -7,17 +7,22 @@ output schemas follow the engine and are never copied.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from skillopt_sleep.engine.records import Proposal
+from skillopt_sleep._display import displayable
+from skillopt_sleep.engine.records import Proposal, StagedReport
 
 if TYPE_CHECKING:
     from skillopt_sleep.mine.config import FamilySummary
 
 EXAMPLES = 3  # requests shown of a family
 EXAMPLE_CHARS = 200  # of each (a kept request can be 8,000 characters)
+REPORT_JSON_CHARS = 40_000
+"""Most characters of a JSON report a tool result carries (a 500-family night's is 840,000; Claude
+Code saves a result over 50,000 characters to a file and refuses one over 25,000 tokens)."""
 
 
 @dataclass(frozen=True)
@@ -38,12 +43,16 @@ class FamilyPreview:
 
     @classmethod
     def of(cls, family: FamilySummary) -> FamilyPreview:
-        """Its first :data:`EXAMPLES` requests, each cut to :data:`EXAMPLE_CHARS` characters."""
-        examples = tuple(
-            text if len(text) <= EXAMPLE_CHARS else text[: EXAMPLE_CHARS - 1] + "…"
-            for text in family.requests[:EXAMPLES]
-        )
+        """Its first :data:`EXAMPLES` requests, each cut to :data:`EXAMPLE_CHARS` characters, with
+        control and bidi characters shown as escapes: a request is the user's (or a pasted page's)
+        text, and a harness shows a tool's result on its terminal (:func:`displayable`)."""
+        examples = tuple(_example(text) for text in family.requests[:EXAMPLES])
         return cls(family.id, family.size, examples, family.judged_by)
+
+
+def _example(request: str) -> str:
+    text = displayable(request)
+    return text if len(text) <= EXAMPLE_CHARS else text[: EXAMPLE_CHARS - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -76,7 +85,7 @@ class ReportView:
 
     The Markdown opens with the decision and is cut to size however many families the night
     mined (:mod:`skillopt_sleep.stage._bounds`: under 16 KB for 500), naming the staged files
-    that hold what it cuts; ``format="json"`` is every record, unbounded."""
+    that hold what it cuts; ``format="json"`` is every record, up to :data:`REPORT_JSON_CHARS`."""
 
     proposal: str
     state: str  # pending, adopted, rejected, rolled back, superseded: now, not when staged
@@ -84,3 +93,20 @@ class ReportView:
     path: str
     format: str
     text: str
+
+    @classmethod
+    def of(cls, shown: StagedReport) -> ReportView:
+        """``shown``, except that a JSON report over :data:`REPORT_JSON_CHARS` becomes a small
+        JSON object whose note says how big it is and where to read it (``path``)."""
+        if shown.format != "json" or len(shown.text) <= REPORT_JSON_CHARS:
+            return cls(
+                shown.proposal, shown.state, shown.note, shown.path, shown.format, shown.text
+            )
+        note = (
+            f"{shown.note} Its JSON report is {len(shown.text)} characters, more than a tool "
+            f"result carries: read {shown.path} (format md is bounded)."
+        )
+        text = json.dumps(
+            {"proposal_state": shown.state, "note": note, "path": shown.path}, indent=2
+        )
+        return cls(shown.proposal, shown.state, note, shown.path, shown.format, text)

@@ -17,6 +17,7 @@ from urllib.parse import unquote, urlparse
 from skillopt_core.errors import UsageError
 
 PROJECT_ENV = "SKILLOPT_SLEEP_PROJECT"
+SHOWN_CHARS = 200  # of a project path an error repeats (the argument can be megabytes)
 
 
 def root_paths(roots: Any) -> list[Path]:
@@ -48,7 +49,15 @@ def resolve_project(project: str | None, roots: Sequence[Path] = ()) -> Path:
             hint=f"pass project='/path/to/repo' (or set {PROJECT_ENV} in the server's env)",
         )
     if not chosen.is_absolute():
-        raise UsageError(f"project must be an absolute path, got {str(chosen)!r}")
+        raise UsageError(f"project must be an absolute path, got {_shown(chosen)}")
     if not chosen.is_dir():
-        raise UsageError(f"project {str(chosen)!r} is not a directory")
+        raise UsageError(f"project {_shown(chosen)} is not a directory")
     return chosen.resolve()
+
+
+def _shown(path: Path) -> str:
+    """``path`` quoted for an error, controls escaped, cut to :data:`SHOWN_CHARS` characters."""
+    text = str(path)
+    if len(text) <= SHOWN_CHARS:
+        return repr(text)
+    return f"{text[:SHOWN_CHARS]!r}... ({len(text)} characters)"

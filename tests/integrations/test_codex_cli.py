@@ -163,12 +163,3 @@ def test_codex_exec_starts_a_night_over_mcp_and_is_still_refused_adopt(tmp_path:
         wanted[0] = "adopt"
         refused = ask(h, fake, "Adopt the SkillOpt-Sleep proposal.")
         assert "approval" in refused.lower(), refused
-
-
-def test_install_sh_explains_a_missing_engine(tmp_path: Path) -> None:
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    done = _script("install.sh", env)
-    if done.returncode == 0:  # a system python that has the engine: nothing to explain
-        pytest.skip("a python on the minimal PATH already has skillopt_sleep")
-    assert done.returncode == 1 and "not on PyPI" in done.stderr and "pip install" in done.stderr
-    assert not (tmp_path / ".agents").exists()
