@@ -22,7 +22,10 @@ if TYPE_CHECKING:
     from skillopt_sleep.schedule import DailyTime, Host
 
 AT = typer.Option(
-    None, "--at", help="Time of day, HH:MM local time (default: schedule.at in the config, 03:17)."
+    None,
+    "--at",
+    help="Time of day, HH:MM on the clock the scheduler runs on (cron, launchd: the system's "
+    "zone; daemon: its own), default: schedule.at in the config, 03:17.",
 )
 JSON = typer.Option(False, "--json", help="Print the result as JSON on stdout.")
 # parameter name -> the `run` option's declaration, e.g. "--source" or "--memory/--no-memory"
@@ -110,13 +113,16 @@ def schedule_command(
         else:
             typer.echo(text, nl=False)
         return
-    install_schedule(root, when, profile_args(profile), host=_host())
-    info = schedule_info(root)
+    host = _host()
+    install_schedule(root, when, profile_args(profile), host=host)
+    info = schedule_info(root, host=host)
     if as_json:
         emit_json(info)
         return
-    typer.echo(f"scheduled ({info['kind']}): every day at {info['at']} local time")
-    typer.echo(f"next run: {info['next_run']}")
+    typer.echo(f"scheduled ({info['kind']}): every day at {info['time']}")
+    typer.echo(f"next run: {info['next_run_local']} ({info['next_run']})")
+    if info.get("zone_note"):
+        typer.echo(f"note:     {info['zone_note']}")
     typer.echo(f"command:  {info['command']}")
     typer.echo(f"log:      {info['log']}")
 

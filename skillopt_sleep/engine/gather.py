@@ -11,7 +11,8 @@ Both report progress as ``(stage, done, total)``; neither prints.
 How far back a night reads is fixed by the first night: ``night.since`` before it (:func:`window`).
 A later night reads what is new since the last, never older sessions the first night's window
 left unread (it used to read the whole history on the second night); widening ``night.since``
-later reaches further back, once.
+later reaches further back, once. The night history's times are the only clock it trusts, and
+only as far as they agree with tonight's (:func:`nights_began`).
 """
 
 from __future__ import annotations
@@ -29,22 +30,36 @@ if TYPE_CHECKING:
 
 
 def window(state: ProjectState, config: SleepConfig, now: datetime) -> timedelta | None:
-    """How far back from ``now`` tonight's harvest reads: to ``night.since`` before the first
-    night (None: no limit). A history whose first line names no time counts as none."""
-    from skillopt_sleep.engine.state import read_lines
+    """How far back from ``now`` tonight's harvest reads: to ``night.since`` before the nights
+    began (None: no limit), or ``night.since`` alone before the first night."""
     from skillopt_sleep.harvest import parse_since
 
     since = parse_since(config.night.since)
     if since is None:
         return None
-    nights = read_lines(state.history_path, skip_bad=True)
-    try:
-        first = datetime.fromisoformat(str(nights[0].get("started_at"))) if nights else None
-    except ValueError:
-        first = None
-    if first is None or first.tzinfo is None or first > now:
-        return since
-    return since + (now - first)
+    began = nights_began(state, now)
+    return since if began is None else since + (now - began)
+
+
+def nights_began(state: ProjectState, now: datetime) -> datetime | None:
+    """The earliest time a night of the history started, among those not after ``now``; None
+    without one. Not just the first night's: a night that ran while the clock was behind (and
+    was corrected since) moves it back, so the sessions written on that clock, whose times are
+    just as far behind, are read rather than left out of every later window. A time after
+    ``now`` was written by a clock that ran ahead: it would end the window before the sessions
+    it has not read yet, so it is no start (the window slid with ``now``, leaving every
+    session older than ``night.since`` unread for good)."""
+    from skillopt_sleep.engine.state import read_lines
+
+    began: datetime | None = None
+    for night in read_lines(state.history_path, skip_bad=True):
+        try:
+            started = datetime.fromisoformat(str(night.get("started_at")))
+        except ValueError:
+            continue
+        if started.tzinfo is not None and started <= now and (began is None or started < began):
+            began = started
+    return began
 
 
 def harvest(

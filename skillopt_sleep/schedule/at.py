@@ -47,16 +47,44 @@ def parse_at(text: str) -> DailyTime:
 
 
 def next_run(at: DailyTime, now: datetime, tz: tzinfo | None = None) -> datetime:
-    """The first moment strictly after ``now`` when the local clock (``tz``, default the
-    machine's zone) shows ``at``, in UTC. A time skipped by a DST jump moves to the next day that
-    has it only if the zone library says so; we never guess offsets ourselves."""
+    """The first moment strictly after ``now`` when the local clock (``tz``, default this
+    process's zone) shows ``at``, in UTC. A time the clocks repeat (the switch back from summer
+    time) counts once, on its first pass; a time they skip (02:30 on the day they jump from 02:00
+    to 03:00) comes when they jump past it, as cron runs it "soon after the change"."""
     if now.tzinfo is None:
         raise ValueError("now must be timezone-aware")
     local = now.astimezone(tz) if tz is not None else now.astimezone()
     for days in range(3):
         day = local.date() + timedelta(days=days)
-        naive = datetime(day.year, day.month, day.day, at.hour, at.minute)
-        moment = naive.replace(tzinfo=tz) if tz is not None else naive.astimezone()
+        moment = first_instant(datetime(day.year, day.month, day.day, at.hour, at.minute), tz)
         if moment > now:
             return moment.astimezone(timezone.utc)
     raise AssertionError("unreachable: a daily time recurs within two days")  # pragma: no cover
+
+
+def first_instant(wall: datetime, tz: tzinfo | None) -> datetime:
+    """The first moment the clock of ``tz`` (None: this process's zone) shows the naive ``wall``
+    time or later: ``wall`` itself when the clock shows it, else the jump that skips it."""
+    moment = wall.replace(tzinfo=tz) if tz is not None else wall.astimezone()
+    if _wall_clock(moment, tz) == wall:
+        return moment  # fold 0: the first pass of a repeated time
+    early, late = moment - _JUMP_RANGE, moment + _JUMP_RANGE
+    if not _wall_clock(early, tz) < wall <= _wall_clock(late, tz):
+        return moment  # no jump nearby to find (a zone library's own answer then stands)
+    lo, hi = int(early.timestamp()), int(late.timestamp())
+    while hi - lo > 1:  # the last second before the jump, and the first one after it
+        mid = (lo + hi) // 2
+        if _wall_clock(datetime.fromtimestamp(mid, timezone.utc), tz) < wall:
+            lo = mid
+        else:
+            hi = mid
+    return datetime.fromtimestamp(hi, timezone.utc)
+
+
+_JUMP_RANGE = timedelta(hours=3)  # clock jumps are at most a few hours (DST: one, rarely two)
+
+
+def _wall_clock(moment: datetime, tz: tzinfo | None) -> datetime:
+    """What the clock of ``tz`` (None: this process's zone) shows at ``moment``, naive."""
+    in_utc = moment.astimezone(timezone.utc)  # astimezone to a moment's own zone changes nothing
+    return (in_utc.astimezone(tz) if tz is not None else in_utc.astimezone()).replace(tzinfo=None)

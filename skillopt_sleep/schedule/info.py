@@ -23,20 +23,23 @@ from skillopt_sleep.schedule.where import ScheduleFiles
 def schedule_info(
     project: str | os.PathLike[str], *, now: datetime | None = None, host: Host | None = None
 ) -> dict[str, Any]:
-    """``{"installed", "recorded", "platform", "kind", "at", "next_run" (ISO UTC), "command",
-    "argv", "log", "record", "installed_at", "entry", "problems"}``. With a record, ``installed``
+    """``{"installed", "recorded", "platform", "kind", "at", "zone", "time", "next_run" (ISO UTC),
+    "next_run_local", "command", "argv", "log", "record", "installed_at", "entry", "problems"}``.
+    ``at`` is read on the clock of ``zone``, the one the scheduler fires on (cron and launchd:
+    the system's, not a ``TZ`` of this shell), ``time`` is both together, ``next_run_local``
+    the next run on that clock, and ``zone_note`` says so when this process's clock differs. With a record, ``installed``
     is true when the file it wrote (launchd plist, Windows script) is still there; a cron line is
     taken on the record's word; ``problems`` lists what stops it from running tonight (the engine
     or project gone, a log it cannot write), each ``{"detail", "fix"}``. Without one, ``host``'s scheduler (default this machine's) is asked: an entry
     found there is ``installed`` but not ``recorded``, with ``found``, ``note`` and ``hint``."""
     files = ScheduleFiles.for_project(project)
     moment = now or datetime.now(timezone.utc)
+    host = host or Host.current()
     try:
         record = read_record(files.record)
     except StorageError as exc:  # status must still answer; the error says what to do
-        return {**_unrecorded(files, host or Host.current(), None, moment), "error": str(exc)}
+        return {**_unrecorded(files, host, None, moment), "error": str(exc)}
     if record is None:
-        host = host or Host.current()
         return _unrecorded(files, host, find_entry(host, files.key), moment)
     artifacts = record.artifacts
     on_disk = [artifacts[k] for k in ("plist", "script") if k in artifacts]
@@ -46,7 +49,7 @@ def schedule_info(
         "platform": record.platform,
         "kind": record.kind,
         "at": record.at,
-        "next_run": _recorded_next_run(record.at, moment),
+        **_when(_parsed(record.at), host, record.kind, moment),
         "command": shlex.join(record.argv),
         "argv": list(record.argv),
         "log": record.log,
@@ -61,12 +64,41 @@ def schedule_info(
     }
 
 
-def _recorded_next_run(at: str, moment: datetime) -> str | None:
-    """When the recorded time next comes round; None when the record's time is damaged."""
+def _parsed(at: str) -> DailyTime | None:
+    """The recorded time; None when it is damaged (a problem of its own, see below)."""
     try:
-        return _iso(next_run(parse_at(at), moment))
+        return parse_at(at)
     except UsageError:
         return None
+
+
+def _when(at: DailyTime | None, host: Host, kind: str, moment: datetime) -> dict[str, Any]:
+    """``zone``, ``time``, ``next_run`` and ``next_run_local`` of a daily ``at`` (None for the
+    times without one), and ``zone_note`` when this process's clock shows that run otherwise
+    (a ``TZ`` exported in the shell: the time it gives is not the one the scheduler reads)."""
+    zone, name = host.zone(kind)
+    if at is None:
+        return {"zone": name, "time": None, "next_run": None, "next_run_local": None}
+    upcoming = next_run(at, moment, zone)
+    there = upcoming.astimezone(zone)
+    here = upcoming.astimezone()
+    when: dict[str, Any] = {
+        "zone": name,
+        "time": f"{at} {name}",
+        "next_run": _iso(upcoming),
+        "next_run_local": there.isoformat(),
+    }
+    if here.utcoffset() != there.utcoffset():
+        when["zone_note"] = (
+            f"{at} is {name} time, the clock {kind} runs on; this shell's clock"
+            f"{_tz_label()} shows {here.strftime('%H:%M')} then"
+        )
+    return when
+
+
+def _tz_label() -> str:
+    tz = os.environ.get("TZ")
+    return f" (TZ={tz})" if tz else ""
 
 
 def _time_problems(at: str) -> list[dict[str, str]]:
@@ -96,7 +128,7 @@ def _unrecorded(
         "platform": host.platform,
         "kind": host.kind,
         "at": str(at) if at is not None else None,
-        "next_run": _iso(next_run(at, moment)) if at is not None else None,
+        **_when(at, host, host.kind, moment),
         "command": None,
         "argv": [],
         "log": str(files.log),

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timezone, tzinfo
 from pathlib import Path
 
 from skillopt_core.rundir import atomic_write_bytes
@@ -39,6 +39,7 @@ from skillopt_sleep.schedule.record import (
 )
 from skillopt_sleep.schedule.runner import Runner, ScheduleError, checked, run_command
 from skillopt_sleep.schedule.where import ScheduleFiles
+from skillopt_sleep.schedule.zone import LOCALTIME, scheduler_zone
 
 KINDS: Mapping[str, str] = {"linux": "cron", "darwin": "launchd", "win32": "schtasks"}
 LOCK_TIMEOUT = 60.0  # seconds to wait for another schedule/unschedule updating the crontab
@@ -55,16 +56,22 @@ def platform_family(name: str | None = None) -> str:
 
 @dataclass(frozen=True)
 class Host:
-    """The machine being scheduled on. Tests build one with a fake runner and a temp home."""
+    """The machine being scheduled on. Tests build one with a fake runner and a temp home (and
+    a ``localtime`` file for the system zone cron and launchd follow)."""
 
     platform: str
     runner: Runner
     home: str
     uid: int
+    localtime: str = LOCALTIME
 
     @property
     def kind(self) -> str:
         return KINDS[self.platform]
+
+    def zone(self, kind: str | None = None) -> tuple[tzinfo, str]:
+        """The zone (and its name) the ``kind`` scheduler (default this host's) fires on."""
+        return scheduler_zone(kind or self.kind, self.localtime)
 
     @classmethod
     def current(cls, runner: Runner | None = None) -> Host:

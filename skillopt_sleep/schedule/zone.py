@@ -1,8 +1,11 @@
-"""The daemon's wall clock: the machine's zone as it is now, and a daily trigger that runs once.
+"""Wall clocks: the daemon's (the machine's zone as it is now, a daily trigger that runs once)
+and the OS schedulers' (:func:`scheduler_zone`, for ``status``).
 
 ``local_zone`` is read again at every replan (a laptop travels), and a ``TZ`` the zone database
 does not know (a POSIX rule) is followed as the C library reads it. ``night_trigger`` is
-APScheduler's cron trigger without the second pass of the hour the clocks repeat.
+APScheduler's cron trigger without the second pass of the hour the clocks repeat, firing an hour
+the clocks skip when they jump past it. cron and launchd are system daemons started without the
+user's ``TZ``: they fire on the system zone (``/etc/localtime``), whatever the shell says.
 """
 
 from __future__ import annotations
@@ -10,17 +13,20 @@ from __future__ import annotations
 import functools
 import os
 import time
-from datetime import datetime, timedelta, tzinfo
+from datetime import datetime, timedelta, timezone, tzinfo
 from typing import Any
 
-from skillopt_sleep.schedule.at import DailyTime
+from skillopt_sleep.schedule.at import DailyTime, first_instant
 
 
 def night_trigger(at: DailyTime, zone: Any) -> Any:
     """APScheduler's cron trigger at ``at`` in ``zone``, less the second pass of a wall-clock
     time that the switch back from summer time repeats (it ran a second night an hour after the
-    first)."""
+    first), and firing a time the switch to summer time skips when the clock jumps past it, as
+    cron does and ``status`` says (it fired at 03:30 for 02:30 with a zone database's zone, and
+    at 01:30, before the time asked, with a POSIX ``TZ``)."""
     trigger: Any = _once_a_day()(hour=at.hour, minute=at.minute, timezone=zone)
+    trigger.at = at
     return trigger
 
 
@@ -29,9 +35,15 @@ def _once_a_day() -> type:
     from apscheduler.triggers.cron import CronTrigger
 
     class OnceADay(CronTrigger):  # type: ignore[misc]  # APScheduler 3 is untyped
+        at: DailyTime
+
         def get_next_fire_time(self, previous: datetime | None, now: datetime) -> Any:
             moment = super().get_next_fire_time(previous, now)
-            if moment is None or not _repeated(moment):
+            if moment is None:
+                return moment
+            if _skipped(moment, self.at, self.timezone):
+                return _jump(moment, self.at, self.timezone, now)
+            if not _repeated(moment):
                 return moment
             day_after = datetime.combine(moment.date() + timedelta(days=1), datetime.min.time())
             return super().get_next_fire_time(None, day_after.replace(tzinfo=moment.tzinfo))
@@ -39,9 +51,64 @@ def _once_a_day() -> type:
     return OnceADay
 
 
+def _skipped(moment: datetime, at: DailyTime, zone: tzinfo) -> bool:
+    """Whether the clock of ``zone`` never showed ``at`` at ``moment`` (a jump skipped it)."""
+    shown = moment.astimezone(timezone.utc).astimezone(zone)
+    return (shown.hour, shown.minute) != (at.hour, at.minute)
+
+
+def _jump(moment: datetime, at: DailyTime, zone: tzinfo, now: datetime) -> datetime:
+    """When the clock of ``zone`` jumps past ``at`` on the day APScheduler chose for ``moment``
+    (``moment`` itself should that jump not be after ``now``)."""
+    day = moment.astimezone(timezone.utc).astimezone(zone).date()
+    wall = datetime(day.year, day.month, day.day, at.hour, at.minute)
+    jump = first_instant(wall, zone).astimezone(zone)
+    return jump if jump > now else moment
+
+
 def _repeated(moment: datetime) -> bool:
     """Whether ``moment`` is the second pass of a wall-clock time its zone shows twice."""
     return moment.fold == 1 and moment.replace(fold=0).utcoffset() != moment.utcoffset()
+
+
+LOCALTIME = "/etc/localtime"  # the system zone the C library reads when TZ is unset
+
+
+def scheduler_zone(kind: str, localtime: str = LOCALTIME) -> tuple[tzinfo, str]:
+    """The zone whose wall clock the ``kind`` scheduler fires on, and its name: the system zone
+    for cron and launchd (a ``TZ`` exported in the shell that ran ``schedule`` or ``status``
+    moved the next run ``status`` showed, not the run), this process's zone otherwise (Task
+    Scheduler: Windows' configured zone)."""
+    if kind in ("cron", "launchd"):
+        return system_zone(localtime)
+    zone = local_zone()
+    return zone, str(zone)
+
+
+def system_zone(localtime: str = LOCALTIME) -> tuple[tzinfo, str]:
+    """The zone ``localtime`` describes; UTC without one (as the C library then reads it)."""
+    from zoneinfo import ZoneInfo
+
+    name = _zone_name(localtime)
+    try:
+        with open(localtime, "rb") as handle:
+            return ZoneInfo.from_file(handle, key=name), name
+    except (OSError, ValueError):
+        return timezone.utc, "UTC"
+
+
+def _zone_name(localtime: str) -> str:
+    """``Europe/Paris`` for a link into a zoneinfo folder (or from ``/etc/timezone`` beside it);
+    the file's path when neither names it."""
+    target = os.path.realpath(localtime)
+    if "/zoneinfo/" in target:
+        return target.split("/zoneinfo/", 1)[1]
+    try:
+        with open(os.path.join(os.path.dirname(localtime), "timezone"), encoding="utf-8") as f:
+            named = f.readline().strip()
+    except (OSError, UnicodeDecodeError):
+        named = ""
+    return named or f"the system zone ({localtime})"
 
 
 def local_zone() -> tzinfo:
