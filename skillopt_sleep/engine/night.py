@@ -396,8 +396,10 @@ class _Night:
     ) -> list[TargetRun]:
         """Replay and consolidate each target file's families; ``carry_all`` is updated. A file
         that links out of the project (a planted managed skill or memory file) is not read."""
-        from skillopt_sleep.skills import link_problem
+        from skillopt_sleep.skills import link_problem, managed_target
 
+        night = self.config.night
+        managed = managed_target(self.state.project, night.sources, night.learned_skill_dir).path
         runs: list[TargetRun] = []
         groups = sorted(_group_by_target(selection, routes).items())
         for number, (path, (target, part)) in enumerate(groups):
@@ -407,11 +409,7 @@ class _Night:
                 self.notes.append(f"not trained: {problem}")
                 continue
             live = path.read_bytes() if path.is_file() else None
-            base_text = (
-                live.decode("utf-8", "replace")
-                if live is not None
-                else reporting.new_file_text(target, mined, part.families)
-            )
+            base_text = reporting.base_text(target, live, mined, part.families, managed)
             result = consolidate(
                 base_text,
                 part,

@@ -301,14 +301,35 @@ def full_night(
     )
 
 
+def _intents(mined: Any, families: Sequence[str]) -> list[str]:
+    return [f.representative for f in mined.families if f.id in families]
+
+
 def new_file_text(target: Any, mined: Any, families: Sequence[str]) -> str:
     """The starting text of a file that does not exist yet (the managed skill, a memory file)."""
     from skillopt_sleep.skills import managed_skill_text
 
     if target.kind == "memory":
         return "# Project notes\n"
-    intents = [f.representative for f in mined.families if f.id in families]
-    return managed_skill_text(intents)
+    return managed_skill_text(_intents(mined, families))
+
+
+def base_text(
+    target: Any, live: bytes | None, mined: Any, families: Sequence[str], managed: Path
+) -> str:
+    """The text a night trains ``target`` from: the live file, or :func:`new_file_text`. The
+    managed skill (the file at ``managed``, by any path) names tonight's ``families`` in its
+    description, so the gate validates, and ``adopt`` writes, the text with its description
+    brought up to date: a harness loads a skill by its description. The description changes
+    no replay (a replay is shown the body), and a night that learns nothing stages nothing."""
+    from skillopt_sleep.skills.route import with_new_topics
+
+    if live is None:
+        return new_file_text(target, mined, families)
+    text = live.decode("utf-8", "replace")
+    if target.kind == "memory" or os.path.realpath(target.path) != os.path.realpath(managed):
+        return text
+    return with_new_topics(text, _intents(mined, families))
 
 
 def stage_report(

@@ -1,4 +1,11 @@
-"""The prompt a replay sends the target: the skill as instructions, the task as the request."""
+"""The prompt a replay sends the target: the skill as instructions, the task as the request.
+
+The target is shown the skill's body, never its frontmatter, and the request's ``skill``
+metadata (what the simulated target reads) is that same body. A harness lists a skill's
+description to decide when to load it; a replay asks what the loaded skill makes the model do.
+So the description is inert for replays: rewriting it (each night names its tasks in the managed
+skill's) changes no replay, and words it quotes from the requests are not guidance.
+"""
 
 from __future__ import annotations
 
@@ -13,11 +20,11 @@ SYSTEM = "You are a coding agent. Follow the skill below where it applies.\n\n##
 def replay_request(
     task: Task, skill: str, sample: int, max_tokens: int = 1200
 ) -> CompletionRequest:
-    body = strip_frontmatter(skill).strip() or "(no skill yet)"
+    shown = strip_frontmatter(skill).strip()
     context = f"\n\nContext from the original session:\n{task.context}" if task.context else ""
     return CompletionRequest(
         messages=(Message("user", f"{ENGINE_MARKER}\n{task.intent}{context}"),),
-        system=SYSTEM.format(skill=body),
+        system=SYSTEM.format(skill=shown or "(no skill yet)"),
         max_tokens=max_tokens,
         purpose="replay",
         metadata={
@@ -31,7 +38,7 @@ def replay_request(
                 ],
                 "rubric": task.rubric,
             },
-            "skill": skill,
+            "skill": shown,
             "sample": sample,
         },
     )

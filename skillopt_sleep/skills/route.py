@@ -4,7 +4,8 @@ A family goes to the user skill whose name and description best match its reques
 cosine over words), when the match clears ``threshold``; otherwise to one managed skill the engine
 creates and owns (or, on request, the harness memory file). Same inputs and files, same routes.
 
-The managed skill's frontmatter ``description`` quotes the requests it was made from. It is a
+The managed skill's frontmatter ``description`` quotes the requests of the tasks it learned,
+the latest night's first (:func:`with_new_topics`; a night trains it from that text). It is a
 YAML double-quoted scalar with ``\\`` and ``"`` escaped (a ``C:\\Users`` or ``\\d+`` reads back as
 typed), and characters YAML does not allow or that act on a reader (controls such as ESC, bidi
 overrides, lone surrogates) are removed: harnesses parse it and people ``cat`` it.
@@ -83,11 +84,11 @@ _LEARNED_PREFIX = (
     "Procedures learned overnight by SkillOpt-Sleep from this project's recurring requests. "
 )
 _USE_WHEN = "Use when the request resembles: "
-_DESCRIPTION_LINE = re.compile(r'^description: "(?:[^"\\]|\\.)*"[ \t]*$', re.M)
+_DESCRIPTION_LINE = re.compile(r'^description: "(?:[^"\\\r\n]|\\.)*"[ \t]*(?=\r?$)', re.M)
 
 
 def _topic(intent: str) -> str:
-    return " ".join(stripped(intent).split())[:80]
+    return " ".join(stripped(intent).split())[:80].rstrip()
 
 
 def _description(topics: Sequence[str]) -> str:
