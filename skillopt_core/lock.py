@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,6 +19,12 @@ from skillopt_core.errors import BusyError, StorageError
 
 class DirectoryLocked(BusyError):
     """Another process holds the lock; the message names it and what to do."""
+
+
+# :func:`holder` takes the lock for an instant to test it (``status``, an MCP poll), so a run that
+# finds it taken tries again for this long before it gives up: a real holder keeps it far longer.
+PATIENCE_S = 0.25
+_RETRY_S = 0.01
 
 
 def _try_lock(fd: int) -> bool:
@@ -55,7 +62,7 @@ def exclusive(directory: Path, what: str = "run", elsewhere: str = "") -> Iterat
             hint="choose a directory you can write to (check its permissions and free space)",
         ) from exc
     try:
-        if not _try_lock(fd):
+        if not _lock_soon(fd):
             os.lseek(fd, 0, os.SEEK_SET)
             pid, _, theirs = os.read(fd, 256).decode("utf-8", "replace").partition("\n")
             way_out = f"wait for it to finish{f' or {elsewhere}' if elsewhere else ''}"
@@ -67,6 +74,16 @@ def exclusive(directory: Path, what: str = "run", elsewhere: str = "") -> Iterat
         yield
     finally:
         os.close(fd)
+
+
+def _lock_soon(fd: int) -> bool:
+    """Take the lock, waiting up to :data:`PATIENCE_S` for a holder that only tests it."""
+    give_up = time.monotonic() + PATIENCE_S
+    while not _try_lock(fd):
+        if time.monotonic() >= give_up:
+            return False
+        time.sleep(_RETRY_S)
+    return True
 
 
 def _record_holder(fd: int, what: str) -> None:

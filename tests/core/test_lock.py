@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from skillopt_core import lock
 from skillopt_core.cli import app
 from skillopt_core.lock import DirectoryLocked, exclusive
 
@@ -82,3 +83,29 @@ def test_two_trainings_on_one_run_dir_are_refused(tmp_path: Path) -> None:
     assert result.exit_code == 5, "BusyError: another run holds the lock"
     assert "another skillopt train is using" in result.output
     assert not (out / "history.json").exists()
+
+
+def test_a_run_is_not_turned_away_by_a_status_testing_the_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``holder()`` (``status``, an MCP poll) takes the lock for an instant to test it. Before, a
+    scheduled night starting in that instant exited 5 ("another process is using ...")."""
+    real = lock._try_lock
+    tries = []
+
+    def taken_once(fd: int) -> bool:
+        tries.append(fd)
+        return len(tries) > 1 and real(fd)
+
+    monkeypatch.setattr(lock, "_try_lock", taken_once)
+    with lock.exclusive(tmp_path, "night"):
+        assert len(tries) == 2
+
+
+def test_a_real_holder_still_turns_a_run_away(tmp_path: Path) -> None:
+    with (
+        lock.exclusive(tmp_path, "night"),
+        pytest.raises(lock.DirectoryLocked),
+        lock.exclusive(tmp_path, "night"),
+    ):
+        pass
