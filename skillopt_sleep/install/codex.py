@@ -39,9 +39,24 @@ def skill_root(homes: Homes, version: tuple[int, ...] | None) -> str:
     return str(homes.agents_skills)
 
 
-PASSED_ENV = ("SKILLOPT_SLEEP_HOME", "SKILLOPT_SLEEP_CONFIG")
-"""Codex starts MCP servers with a minimal environment; these keep the user's state dir and
-config file the same for the server as for their shell."""
+PASSED_ENV = (
+    "SKILLOPT_SLEEP_HOME",
+    "SKILLOPT_SLEEP_CONFIG",
+    "XDG_STATE_HOME",
+    "XDG_CONFIG_HOME",
+    "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME",
+    "COPILOT_HOME",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "AZURE_OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+)
+"""Codex starts MCP servers with a minimal environment (``HOME``, ``PATH``, ``LANG``, ...); these
+(each only when set) keep the state dir, the config files, the harness homes a night reads and the
+backends' keys the same for the server and its nights as for the user's shell. Without them a
+night started from Codex wrote to another state dir, which ``status`` and ``adopt`` never saw."""
 
 
 PRE_APPROVED = ("dry_run", "run")

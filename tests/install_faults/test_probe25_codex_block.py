@@ -15,6 +15,7 @@ from typer.testing import CliRunner, Result
 from skillopt_core.testing.harness import find_cli
 from skillopt_sleep.cli import app
 from skillopt_sleep.install import Homes, codex, install, uninstall
+from skillopt_sleep.install.codex import PASSED_ENV
 from skillopt_sleep.install.doctor import shim_checks
 from skillopt_sleep.install.edit_block import without_table
 from skillopt_sleep.install.manifest import Manifest, install_dir
@@ -35,7 +36,7 @@ def _codex_rewrite(config: Path, *, other: bool = True) -> None:
     ours = (
         f"[mcp_servers.skillopt_sleep]\ncommand = {command}\n"
         'args = ["-m", "skillopt_sleep.mcp"]\n'
-        'env_vars = ["SKILLOPT_SLEEP_HOME", "SKILLOPT_SLEEP_CONFIG"]\n\n'
+        f"env_vars = {json.dumps(list(PASSED_ENV))}\n\n"
         '[mcp_servers.skillopt_sleep.tools.dry_run]\napproval_mode = "approve"\n\n'
         '[mcp_servers.skillopt_sleep.tools.run]\napproval_mode = "approve"\n'
     )

@@ -119,17 +119,26 @@ def _tool_output(body: Mapping[str, Any]) -> str:
 
 
 @needs_codex
-def test_codex_exec_starts_a_night_over_mcp_and_is_still_refused_adopt(tmp_path: Path) -> None:
+@pytest.mark.parametrize("state_from", ["SKILLOPT_SLEEP_HOME", "XDG_STATE_HOME"])
+def test_codex_exec_starts_a_night_over_mcp_and_is_still_refused_adopt(
+    tmp_path: Path, state_from: str
+) -> None:
     """`codex exec` has approval policy `never`: a tool Codex would ask about is refused. `dry_run`
     (not read-only, open-world) is one, so only the install's approval lets it start a night;
-    `adopt` must stay refused."""
+    `adopt` must stay refused. Codex gives an MCP server a minimal environment: the night must
+    still land in the state dir the user's shell sees (before, an ``XDG_STATE_HOME`` was dropped
+    and the night went where ``status`` never looked)."""
     state, project = tmp_path / "state", tmp_path / "webapp"
     project.mkdir()
     env_extra = {
-        "SKILLOPT_SLEEP_HOME": str(state),
         "SKILLOPT_SLEEP_PYTHON": sys.executable,
         "SKILLOPT_SLEEP_PROJECT": str(project),
     }
+    if state_from == "SKILLOPT_SLEEP_HOME":
+        env_extra["SKILLOPT_SLEEP_HOME"] = str(state)
+    else:
+        env_extra["XDG_STATE_HOME"] = str(tmp_path / "xdg")
+        state = tmp_path / "xdg" / "skillopt-sleep"
     arguments = {
         "dry_run": {"project": str(project), "backend": "mock", "max_calls": 0},
         "adopt": {"project": str(project)},
