@@ -227,6 +227,7 @@ class _Night:
         self.roles: Roles | None = None
         self.mined: Any = None
         self._clock = time.perf_counter()
+        self._wall_began = datetime.now(timezone.utc)  # ``started`` may be a simulated clock
 
     def _lap(self, stage: str) -> None:
         now = time.perf_counter()
@@ -354,6 +355,9 @@ class _Night:
             night_id=self.night_id,
             project=str(self.state.project),
             started_at=self.started.isoformat(),
+            finished_at=(
+                self.started + (datetime.now(timezone.utc) - self._wall_began)
+            ).isoformat(),
             dry_run=self.dry_run,
             sessions=sessions,
             requests=int(mined.stats.get("candidates", 0)) if mined is not None else 0,

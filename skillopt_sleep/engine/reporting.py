@@ -31,15 +31,12 @@ class Basics:
     night_id: str
     project: str
     started_at: str
+    finished_at: str  # on the clock of ``started_at``, which a demo or a test may set
     dry_run: bool
     sessions: int
     requests: int
     embedder: str
     backends: Mapping[str, str] = field(default_factory=dict)
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat()
 
 
 def family_views(mined: Any, routes: Mapping[str, Any] | None = None) -> tuple[FamilyView, ...]:
@@ -79,7 +76,7 @@ def _report(
         "night_id": base.night_id,
         "project": base.project,
         "started_at": base.started_at,
-        "finished_at": _now(),
+        "finished_at": base.finished_at,
         "dry_run": base.dry_run,
         "sessions": base.sessions,
         "requests": base.requests,

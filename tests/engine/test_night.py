@@ -275,3 +275,15 @@ def test_rollback_after_a_killed_rollback_says_it_is_done(
     assert "interrupted rollback" in result.message
     (settled,) = list_proposals(world.webapp)
     assert settled.state == "rolled back"
+
+
+def test_a_night_on_a_given_clock_reports_how_long_it_really_took(world: World) -> None:
+    """``now`` (the demo's simulated days, a test) set the start; the finish was the real clock,
+    so the demo's reports read "took 122427 min 2 s"."""
+    from datetime import datetime, timedelta, timezone
+
+    moment = datetime(2026, 9, 4, 3, 0, 0, tzinfo=timezone.utc)
+    config = load_config(world.webapp, world.overrides())
+    report = run_night(world.webapp, config, home=world.home, now=moment)
+    finished = datetime.fromisoformat(report.finished_at)
+    assert moment <= finished < moment + timedelta(minutes=5)
