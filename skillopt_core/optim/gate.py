@@ -22,12 +22,24 @@ class GatePolicy:
 ROOM_SHARE = 0.75  # the optimizer hears of the budget once the text holds this share of it
 
 
+# Protected regions the optimizer itself writes (slow.SLOW_UPDATE_BLOCK): the budget counts them.
+LEARNED_REGIONS = ("slow-update",)
+
+
+def learned_chars(text: str) -> int:
+    """How long the text the optimizer wrote is: the editable text
+    (:func:`~skillopt_core.skill.document.editable_chars`) and the protected regions only the
+    optimizer writes (the slow update's guidance), but not the frontmatter or the user's."""
+    from skillopt_core.skill.document import editable_chars, protected_regions
+
+    owned = (r for r in protected_regions(text) if r.name in LEARNED_REGIONS)
+    return editable_chars(text) + sum(r.end - r.start for r in owned)
+
+
 def room_note(skill: str, policy: GatePolicy) -> str:
     """A sentence for the reflection prompt once ``skill`` nears its budget ("" before): told
     only at the gate, an optimizer keeps proposing additions that are refused unweighed."""
-    from skillopt_core.skill.document import editable_chars
-
-    size = editable_chars(skill)
+    size = learned_chars(skill)
     if not policy.max_chars or size < ROOM_SHARE * policy.max_chars:
         return ""
     return (
@@ -38,17 +50,15 @@ def room_note(skill: str, policy: GatePolicy) -> str:
 
 
 def over_budget(current: str, candidate: str, policy: GatePolicy) -> str:
-    """Why ``candidate`` is refused before any evaluation, or "": it would make the editable text
-    (:func:`~skillopt_core.skill.document.editable_chars`) longer than ``max_chars`` and longer
-    than it is now. A skill is read into every session of the agent that loads it, so what it
-    costs there must not grow night after night; past the budget, only edits that shorten it
-    (or keep its length) are weighed."""
-    from skillopt_core.skill.document import editable_chars
-
+    """Why ``candidate`` is refused before any evaluation, or "": it would make the learned text
+    (:func:`learned_chars`) longer than ``max_chars`` and longer than it is now. A skill is read
+    into every session of the agent that loads it, so what it costs there must not grow night
+    after night; past the budget, only edits that shorten it (or keep its length) are weighed.
+    No gate setting bypasses it: the ungated ablation and a force-accepted slow update too."""
     if not policy.max_chars:
         return ""
-    after = editable_chars(candidate)
-    if after <= policy.max_chars or after <= editable_chars(current):
+    after = learned_chars(candidate)
+    if after <= policy.max_chars or after <= learned_chars(current):
         return ""
     return (
         f"the skill would grow to {after} characters, over its budget of {policy.max_chars}: "

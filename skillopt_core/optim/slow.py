@@ -15,7 +15,7 @@ from skillopt_core.prompts import load_prompt
 from skillopt_core.records import Item, ScoredRollout
 from skillopt_core.skill import MARKER_TOKEN, set_protected
 
-SLOW_UPDATE_BLOCK = "slow-update"
+SLOW_UPDATE_BLOCK = "slow-update"  # the size budget counts it (gate.LEARNED_REGIONS)
 MAX_GUIDANCE_LINES = 8
 
 

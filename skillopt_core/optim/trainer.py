@@ -443,18 +443,19 @@ class Trainer:
             "persistent": list(update.persistent),
             "mode": "gated" if self.config.slow_update_gated else "force-accept",
         }
+        log["accepted"] = False
         if update.candidate is not None and update.candidate != self.state.current_skill:
-            if self.config.slow_update_gated:
+            too_big = over_budget(self.state.current_skill, update.candidate, self.config.gate)
+            if too_big:  # forced or gated, the budget holds (the gate would say the same)
+                log["reason"] = too_big
+            elif self.config.slow_update_gated:
                 decision, _ = self._gate(update.candidate)
                 log["decision"] = asdict(decision)
-                accepted = decision.accepted
+                log["accepted"] = decision.accepted
             else:
-                accepted = True
-            if accepted:
+                log["accepted"] = True
+            if log["accepted"]:
                 log["skill_version"] = self._accept(update.candidate)
-            log["accepted"] = accepted
-        else:
-            log["accepted"] = False
         atomic_write_json(self.run.slow_update(epoch) / "slow_update.json", log)
         if update.candidate is not None:
             atomic_write_text(self.run.slow_update(epoch) / "candidate.md", update.candidate)

@@ -311,23 +311,30 @@ def adopt(
 
 def rollback(project: PathLike, proposal: str | None = None, *, force: bool = False) -> AdoptResult:
     """Restore what the latest (or the named) adopt replaced. An interrupted adopt of it is
-    undone by the recovery alone: that is the rollback, and its message says so. A live file
-    changed since the adopt is refused (DriftError) unless ``force``, which keeps it first.
+    undone by the recovery alone: that is the rollback, and its message says so; so is a
+    rollback the recovery finished (one killed, or whose edits were not refused yet). A live
+    file changed since the adopt is refused (DriftError) unless ``force``, which keeps it first.
     Like ``reject``, the proposal's edits go to the rejected-edit buffer: the next night
     proposed them again, word for word."""
     from skillopt_sleep.stage import transaction
 
     state = ProjectState(project)
     with state.night_lock("skillopt-sleep rollback"):
-        recovered = transaction.recover(state)
-        # an interrupted adopt of it undone, or an interrupted rollback of it finished (which
-        # refused its edits): that is the rollback asked for, and its message says so
+        recovered = transaction.recover(state, give_up=proposal)
+        closed = [r for r in recovered if r.damaged and r.proposal == proposal]
+        if closed:  # the user checked the files an unfinishable adopt or rollback left
+            last = closed[-1]
+            note = (
+                f"closed the interrupted {last.action} of {last.proposal}, whose proposal is damaged "
+                f"({last.damaged}): the live files stay as they are now"
+            )
+            return AdoptResult(last.proposal, "rolled back", (), "", note)
         undone = [
             r
             for r in recovered
-            if not r.repaired
-            and proposal in (None, r.proposal)
-            and r.action in ("adopt", "rollback")
+            if proposal in (None, r.proposal)
+            and not r.damaged
+            and (r.action == "rollback" or not r.repaired)
         ]
         if undone:
             last = undone[-1]
@@ -335,7 +342,6 @@ def rollback(project: PathLike, proposal: str | None = None, *, force: bool = Fa
             backup = str(state.backup_dir(last.proposal))
             return AdoptResult(last.proposal, "rolled back", last.files, backup, last.message)
         name, files, backup_dir, also = transaction.rollback(state, proposal, force=force)
-        transaction.refuse_edits(state, name, transaction.ROLLED_BACK)
     kept = sorted(p.name for p in backup_dir.glob("*.at-rollback"))
     done = "restored byte for byte" + (
         f"; the changed files were kept as {', '.join(kept)} in {backup_dir}" if kept else ""
@@ -360,7 +366,6 @@ def reject(project: PathLike, proposal: str | None = None) -> AdoptResult:
     state = ProjectState(project)
     with state.night_lock("skillopt-sleep reject"):
         name, manifest = transaction.reject(state, proposal)
-        transaction.refuse_edits(state, name, "rejected by the user")
     return AdoptResult(name, "rejected", tuple(f["live_path"] for f in manifest["files"]))
 
 

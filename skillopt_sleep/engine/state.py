@@ -19,13 +19,13 @@
 
 Everything here is created private to the user (0700 directories, 0600 files). A write that
 fails (a read-only mount or sandbox, permissions, a full disk) is a StorageError naming the path
-and the OS reason, its hint chosen by the errno (:func:`storage_hint`).
+and the OS reason, its hint chosen by the errno (:mod:`.storage`); the append-only files are
+read and written by :mod:`.jsonlines`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
 import os
 import re
@@ -38,8 +38,32 @@ from skillopt_core import rundir
 from skillopt_core.errors import StorageError
 from skillopt_core.lock import exclusive, holder
 from skillopt_core.rundir import atomic_write_bytes
+from skillopt_sleep.engine.jsonlines import append_line, read_lines
+from skillopt_sleep.engine.storage import (
+    make_private_dir,
+    make_private_file,
+    storage_error,
+    storage_hint,
+)
 from skillopt_sleep.paths import PRIVATE_FILE_MODE as PRIVATE_FILE
-from skillopt_sleep.paths import private_dir, private_file, project_state_dir
+from skillopt_sleep.paths import project_state_dir
+
+__all__ = [  # the state directory's one front: the helpers of .storage and .jsonlines too
+    "ARCHIVE_FILE",
+    "INDEX_FILE",
+    "LOG_FILE",
+    "UNTOUCHED",
+    "ProjectState",
+    "append_line",
+    "make_private_dir",
+    "make_private_file",
+    "read_json",
+    "read_lines",
+    "storage_error",
+    "storage_hint",
+    "write_json",
+    "write_private",
+]
 
 INDEX_FILE = "harvest-index.sqlite3"  # = harvest._index.INDEX_NAME (a test keeps them equal)
 ARCHIVE_FILE = "mine-archive.sqlite3"  # = mine.archive.ARCHIVE_NAME; named here so that
@@ -49,69 +73,13 @@ LOG_MAX_BYTES = 2 * 1024 * 1024
 LOG_GENERATIONS = 3
 
 
-_READ_ONLY = (
-    "the state directory is on a read-only file system (a sandbox such as Codex's "
-    "workspace-write, or a read-only mount): set SKILLOPT_SLEEP_HOME to a writable folder or run "
-    "outside the sandbox"
-)
-_NO_PERMISSION = (
-    "you may not write to the state directory: fix its permissions (it must be yours and "
-    "writable) or set SKILLOPT_SLEEP_HOME to a folder you can write to"
-)
-_NO_SPACE = (
-    "the disk (or your quota) is full: free some disk space, or set SKILLOPT_SLEEP_HOME to a "
-    "folder on another disk"
-)
-_HINTS = {
-    errno.EROFS: _READ_ONLY,
-    errno.EACCES: _NO_PERMISSION,
-    errno.EPERM: _NO_PERMISSION,
-    errno.ENOSPC: _NO_SPACE,
-    getattr(errno, "EDQUOT", errno.ENOSPC): _NO_SPACE,  # no EDQUOT on Windows
-}
+UNTOUCHED = "live files are untouched"  # what a failed state write says by default
 
 
-def storage_hint(exc: OSError) -> str:
-    """What to do about ``exc``, an OS error writing the state directory, chosen by its errno
-    (a read-only file system needs another folder, not free space)."""
-    return _HINTS.get(
-        exc.errno or 0,
-        "check that the state directory is writable and its disk has space, or set "
-        "SKILLOPT_SLEEP_HOME to a writable folder",
-    )
-
-
-def storage_error(doing: str, path: Path, exc: OSError, *, also: str = "") -> StorageError:
-    """``exc`` as the StorageError the user sees: what could not be done to ``path`` (and to
-    which file, when the OS names another one, such as a parent it could not create), the OS
-    reason, and the :func:`storage_hint` (``also``: what to add, e.g. live files are untouched)."""
-    where = str(path)
-    named = Path(os.fsdecode(exc.filename)) if exc.filename else path
-    if named != path and named.parent != path.parent:  # not its temporary sibling
-        where += f" ({named})"
-    hint = storage_hint(exc) + (f"; {also}" if also else "")
-    return StorageError(f"cannot {doing} {where}: {exc.strerror or exc}", hint=hint)
-
-
-def make_private_dir(path: Path) -> Path:
-    """Create ``path`` (and parents) readable by the user only (:func:`paths.private_dir`);
-    a failure is a StorageError that says what to do."""
-    try:
-        return private_dir(path)
-    except OSError as exc:
-        raise storage_error("create the state directory", path, exc) from None
-
-
-def make_private_file(path: Path) -> Path:
-    """:func:`paths.private_file`, a failure being a StorageError that says what to do."""
-    try:
-        return private_file(path)
-    except OSError as exc:
-        raise storage_error("write to the state file", path, exc) from None
-
-
-def write_private(path: Path, data: bytes | str) -> None:
-    """Atomic, private write of one state file; a full disk is a StorageError, never half a file."""
+def write_private(path: Path, data: bytes | str, *, also: str = UNTOUCHED) -> None:
+    """Atomic, private write of one state file; a full disk is a StorageError, never half a file.
+    ``also`` ends its hint: what the failure left as it was (a caller that changed live files
+    before this write says what is true instead)."""
     payload = data.encode("utf-8") if isinstance(data, str) else data
     try:
         atomic_write_bytes(path, payload, mode=PRIVATE_FILE, private_dirs=True)
@@ -119,11 +87,12 @@ def write_private(path: Path, data: bytes | str) -> None:
         # atomic_write_bytes already wraps the OS error (with --out-root advice for training
         # runs): say it once, with the engine's advice
         cause = exc.__cause__ if isinstance(exc.__cause__, OSError) else exc
-        raise storage_error("write", path, cause, also="live files are untouched") from None
+        raise storage_error("write", path, cause, also=also) from None
 
 
-def write_json(path: Path, data: Any) -> None:
-    write_private(path, json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+def write_json(path: Path, data: Any, *, also: str = UNTOUCHED) -> None:
+    text = json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
+    write_private(path, text, also=also)
 
 
 def read_json(path: Path, default: Any = None, *, expect: type = dict) -> Any:
@@ -131,77 +100,6 @@ def read_json(path: Path, default: Any = None, *, expect: type = dict) -> Any:
     object, so anything else, like undecodable text, is damage: a StorageError that says to move
     the file aside."""
     return rundir.read_json(path, default, expect=expect)
-
-
-def append_line(path: Path, record: dict[str, Any]) -> None:
-    """Append one JSON line and sync it (the journal and the history are append-only). A torn
-    last line (a killed write) is cut first, so the new record starts on a line of its own. A
-    write or sync that fails takes the line back out: a caller told that its record was not
-    written must not find it there later (a journal "begin" the next command would act on)."""
-    line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, PRIVATE_FILE)
-        try:
-            end = _cut_torn_line(fd)
-            try:
-                os.write(fd, line.encode("utf-8"))
-                os.fsync(fd)
-            except OSError:
-                with contextlib.suppress(OSError):
-                    os.ftruncate(fd, end)
-                raise
-        finally:
-            os.close(fd)
-    except OSError as exc:
-        raise storage_error("append to", path, exc) from None
-
-
-def _cut_torn_line(fd: int) -> int:
-    """Cut a torn last line; returns the size of the complete lines."""
-    size = os.fstat(fd).st_size
-    if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
-        return size
-    end = os.pread(fd, size, 0).rfind(b"\n") + 1
-    os.ftruncate(fd, end)
-    return end
-
-
-def read_lines(path: Path, *, skip_bad: bool = False) -> list[dict[str, Any]]:
-    """Records of an append-only file. A torn last line (a killed write, so no newline) is
-    ignored; any complete line that is not a UTF-8 JSON object, or a path that is no file, is
-    damage: a StorageError naming the line and saying to move the file aside. ``skip_bad``
-    skips such lines instead, for files other processes append to (a killed hook's torn line
-    may be followed by the next hook's) whose records are only counted."""
-    damaged = f"move {path} aside and run again"
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return []
-    except IsADirectoryError as exc:
-        raise StorageError(f"{path} is damaged: it is a directory", hint=damaged) from exc
-    except OSError as exc:
-        raise StorageError(
-            f"cannot read {path}: {exc.strerror or exc}", hint="check the file's permissions"
-        ) from exc
-    out: list[dict[str, Any]] = []
-    complete = data[: data.rfind(b"\n") + 1]
-    for number, line in enumerate(complete.splitlines(), 1):
-        if not line.strip():
-            continue
-        record = _record(line)
-        if record is None and not skip_bad:
-            raise StorageError(f"{path} is damaged at line {number}", hint=damaged)
-        if record is not None:
-            out.append(record)
-    return out
-
-
-def _record(line: bytes) -> dict[str, Any] | None:
-    try:
-        record = json.loads(line.decode("utf-8"))
-    except ValueError:  # JSONDecodeError, UnicodeDecodeError
-        return None
-    return record if isinstance(record, dict) else None
 
 
 def _private_copy(source: Path, target: Path) -> None:

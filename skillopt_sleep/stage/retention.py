@@ -11,9 +11,19 @@ drifted (and ``adopt --force`` would put back text without the edits just adopte
   is in the new one, made from the same bytes. A user who never adopts then has one pending
   proposal, not one per night; a superseded proposal whose newer one is gone (a killed night's
   proposal, discarded by the next night) is pending again when the next proposal is staged;
-- settled proposals (rejected, superseded, rolled back) beyond the newest :data:`KEEP_SETTLED`
-  are removed with their backups (after each stage, reject and rollback); pending and adopted ones are never removed (rollback reads
-  an adopted one's manifest and backups). Backup contents no adopt links to any more go too.
+- what is kept (checked after each stage, adopt, reject and rollback):
+  - every pending proposal;
+  - the newest :data:`KEEP_SETTLED` settled ones (rejected, superseded, rolled back);
+  - the newest :data:`KEEP_ADOPTED` adopted ones: rollback reads an adopted proposal's manifest
+    and backups, so older adopts can no longer be undone one by one (their text stays live;
+    rolling back a newer adopt restores what it replaced);
+  - and, whatever its age, each adopted proposal that is the newest adopt of one of its files:
+    the only way back for a file adopted once and left alone since.
+
+  The rest are removed with their backups, so the state grows with the number of files, not of
+  nights. Backup contents no adopt links to any more go too. The text a forced rollback kept
+  (``backups/<id>/NN.at-rollback``, named in its output) is the user's own, never removed:
+  it stays where the rollback said, until the user deletes it.
 """
 
 from __future__ import annotations
@@ -28,7 +38,9 @@ from skillopt_sleep.engine.state import ProjectState
 from skillopt_sleep.stage.proposal import load_manifest, set_state, sha256
 
 KEEP_SETTLED = 30
+KEEP_ADOPTED = 30
 SETTLED = ("rejected", "superseded", "rolled back")
+USERS_TEXT = "*.at-rollback"  # what a forced rollback kept of a changed live file
 
 
 def _manifests(state: ProjectState) -> list[tuple[Path, dict[str, Any]]]:
@@ -90,7 +102,7 @@ def after_stage(state: ProjectState, staged: Path, keep: int = KEEP_SETTLED) -> 
         if directory == staged:
             continue
         state_now = manifest.get("state", "pending")
-        if state_now == "superseded" and manifest.get("superseded_by") not in present:
+        if state_now == "superseded" and _orphaned(manifest, present):
             state_now = "pending"  # its newer proposal was discarded
             set_state(directory, "pending", superseded_by=None)
         if state_now != "pending" or directory.name > staged.name:
@@ -101,20 +113,52 @@ def after_stage(state: ProjectState, staged: Path, keep: int = KEEP_SETTLED) -> 
     prune(state, keep, spare=staged.name)
 
 
+def _orphaned(manifest: dict[str, Any], present: set[str]) -> bool:
+    """Whether a superseded proposal may be offered again: the proposal that superseded it is
+    gone and the live files are still the ones it was made from (an adopt pruned for its age
+    left them changed: it stays superseded)."""
+    if manifest.get("superseded_by") in present:
+        return False
+    return all(pin == _live_sha(path) for path, pin in _pins(manifest).items())
+
+
 def prune(state: ProjectState, keep: int = KEEP_SETTLED, *, spare: str = "") -> list[str]:
-    """Remove settled proposals beyond the newest ``keep``, and backups no adopt links to;
+    """Remove the proposals the module doc does not keep, and backups no adopt links to;
     ``spare`` (the proposal just settled, which its caller still reads) stays."""
-    settled = [d for d, m in _manifests(state) if m.get("state") in SETTLED]
+    manifests = _manifests(state)
+    settled = [d for d, m in manifests if m.get("state") in SETTLED]
     removed = []
-    for directory in settled[: max(len(settled) - keep, 0)]:
+    for directory in sorted(settled[: max(len(settled) - keep, 0)] + _old_adopts(manifests)):
         if directory.name == spare:
             continue
-        shutil.rmtree(state.backup_dir(directory.name), ignore_errors=True)
-        shutil.rmtree(directory, ignore_errors=True)
+        _remove(state, directory)
         removed.append(directory.name)
     if removed:
         _collect_backups(state)
     return removed
+
+
+def _old_adopts(manifests: list[tuple[Path, dict[str, Any]]]) -> list[Path]:
+    """The adopted proposals beyond the newest :data:`KEEP_ADOPTED` that are no file's newest
+    adopt."""
+    adopted = [(d, m) for d, m in manifests if m.get("state") == "adopted"]
+    newest = {path: directory for directory, manifest in adopted for path in _pins(manifest)}
+    undo = set(newest.values())
+    old = adopted[: max(len(adopted) - KEEP_ADOPTED, 0)]
+    return [directory for directory, _ in old if directory not in undo]
+
+
+def _remove(state: ProjectState, directory: Path) -> None:
+    """Remove a proposal and its backups, but the user's text a forced rollback kept there."""
+    backup = state.backup_dir(directory.name)
+    if any(backup.glob(USERS_TEXT)):
+        for saved in backup.iterdir():
+            if not saved.match(USERS_TEXT):
+                with contextlib.suppress(OSError):
+                    saved.unlink()
+    else:
+        shutil.rmtree(backup, ignore_errors=True)
+    shutil.rmtree(directory, ignore_errors=True)
 
 
 def _collect_backups(state: ProjectState) -> None:

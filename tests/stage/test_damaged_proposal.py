@@ -17,12 +17,6 @@ from skillopt_sleep.cli import app
 from skillopt_sleep.engine import ProjectState, adopt, list_proposals, reject, rollback, status
 from skillopt_sleep.stage.proposal import FileChange, stage
 from tests._guard import StandIns
-from tests._isolation import isolate_sleep_state
-
-
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    isolate_sleep_state(tmp_path, monkeypatch)
 
 
 def _skill(tmp_path: Path, name: str) -> Path:

@@ -16,24 +16,17 @@ from skillopt_sleep.cli import app
 from skillopt_sleep.engine import ProjectState, adopt, list_proposals, rollback
 from skillopt_sleep.engine.api import interrupted
 from skillopt_sleep.stage.proposal import FileChange, stage
-from tests._isolation import isolate_sleep_state
 
-OLD = b"---\nname: s\ndescription: s things\n---\nold\n"
 NIGHT = "20260101-010000"
 
 
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    isolate_sleep_state(tmp_path, monkeypatch)
-
-
 @pytest.fixture
-def skills(tmp_path: Path) -> list[Path]:
+def skills(tmp_path: Path, old: bytes) -> list[Path]:
     paths = [tmp_path / "proj" / ".claude" / "skills" / n / "SKILL.md" for n in ("a", "b")]
     for path in paths:
         path.parent.mkdir(parents=True)
-        path.write_bytes(OLD)
-    changes = [FileChange(p, "skill", OLD, f"{OLD.decode()}advice\n", 1) for p in paths]
+        path.write_bytes(old)
+    changes = [FileChange(p, "skill", old, f"{old.decode()}advice\n", 1) for p in paths]
     stage(ProjectState(paths[0].parents[3]), NIGHT, changes, {})
     return paths
 
@@ -43,20 +36,22 @@ def _staged(skills: list[Path], index: int) -> Path:
     return next((directory / "files").glob(f"{index:02d}-*SKILL.md"))
 
 
-def test_a_missing_staged_file_is_refused_before_any_write(skills: list[Path]) -> None:
+def test_a_missing_staged_file_is_refused_before_any_write(skills: list[Path], old: bytes) -> None:
     project = skills[0].parents[3]
     _staged(skills, 1).unlink()
     result = CliRunner().invoke(app, ["adopt", "-p", str(project)])
     assert result.exit_code == EXIT_ERROR, result.output
     assert isinstance(result.exception, SystemExit)  # a message, not a traceback
     assert f"proposal {NIGHT} is damaged" in result.stderr and f"reject {NIGHT}" in result.stderr
-    assert [s.read_bytes() for s in skills] == [OLD, OLD]
+    assert [s.read_bytes() for s in skills] == [old, old]
     assert interrupted(project) == [] and [p.state for p in list_proposals(project)] == ["pending"]
 
 
-def test_an_adopt_whose_staged_file_went_missing_still_rolls_back(skills: list[Path]) -> None:
+def test_an_adopt_whose_staged_file_went_missing_still_rolls_back(
+    skills: list[Path], old: bytes
+) -> None:
     project = skills[0].parents[3]
     adopt(project, NIGHT)
     _staged(skills, 0).unlink()
     rollback(project, force=True)
-    assert [s.read_bytes() for s in skills] == [OLD, OLD]
+    assert [s.read_bytes() for s in skills] == [old, old]

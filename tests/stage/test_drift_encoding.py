@@ -7,21 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from skillopt_sleep.engine import ProjectState, adopt, load_config, rollback, run_night
 from skillopt_sleep.skills import with_learned
 from skillopt_sleep.stage.proposal import FileChange, stage
-from tests._isolation import isolate_sleep_state
 from tests.engine._world import make_world
 
 LATIN1 = b"---\r\nname: login-tests\r\ndescription: Fix failing login tests\r\n---\r\n"
 LATIN1 += "Caf\u00e9 au lait, na\u00efve r\u00e9sum\u00e9.\r\n".encode("latin-1")
-
-
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    isolate_sleep_state(tmp_path, monkeypatch)
 
 
 def test_the_staged_file_keeps_the_bytes_outside_the_learned_block(tmp_path: Path) -> None:

@@ -11,8 +11,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
-
 from skillopt_sleep.engine import ProjectState, adopt, rollback
 from skillopt_sleep.skills import (
     discover_skills,
@@ -21,12 +19,6 @@ from skillopt_sleep.skills import (
     route_families,
 )
 from skillopt_sleep.stage.proposal import FileChange, stage
-from tests._isolation import isolate_sleep_state
-
-
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    isolate_sleep_state(tmp_path, monkeypatch)
 
 
 def test_the_managed_skill_behind_a_linked_root_is_one_target(tmp_path: Path) -> None:

@@ -16,37 +16,28 @@ from skillopt_core.errors import EXIT_DRIFT, DriftError
 from skillopt_sleep.cli import app
 from skillopt_sleep.engine import ProjectState, adopt, list_proposals, three_way_diff
 from skillopt_sleep.stage.proposal import FileChange, stage
-from tests._isolation import isolate_sleep_state
 
-OLD = b"---\nname: s\ndescription: s things\n---\nold\n"
 NIGHT = "20260101-010000"
 
 
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    isolate_sleep_state(tmp_path, monkeypatch)
-
-
 @pytest.fixture
-def skill(tmp_path: Path) -> Path:
-    path = tmp_path / "proj" / ".claude" / "skills" / "s" / "SKILL.md"
-    path.parent.mkdir(parents=True)
-    path.write_bytes(OLD)
-    change = FileChange(path, "skill", OLD, f"{OLD.decode()}advice\n", 1)
-    stage(ProjectState(path.parents[3]), NIGHT, [change], {})
-    return path
+def skill(skill: Path, old: bytes) -> Path:
+    """The user's skill, with proposal NIGHT staged over it."""
+    change = FileChange(skill, "skill", old, f"{old.decode()}advice\n", 1)
+    stage(ProjectState(skill.parents[3]), NIGHT, [change], {})
+    return skill
 
 
 def _crlf(path: Path) -> None:
-    path.write_bytes(OLD.replace(b"\n", b"\r\n"))
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
 
 
 def _bom(path: Path) -> None:
-    path.write_bytes(b"\xef\xbb\xbf" + OLD)
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
 
 
 def _edit(path: Path) -> None:
-    path.write_bytes(OLD + b"mine\n")
+    path.write_bytes(path.read_bytes() + b"mine\n")
 
 
 @pytest.mark.parametrize(
@@ -70,13 +61,13 @@ def test_the_refusal_says_how_the_file_changed(
     assert [p.state for p in list_proposals(skill.parents[3])] == ["pending"]
 
 
-def test_the_cli_prints_it_with_exit_6(skill: Path) -> None:
+def test_the_cli_prints_it_with_exit_6(skill: Path, old: bytes) -> None:
     _crlf(skill)
     result = CliRunner().invoke(app, ["adopt", NIGHT, "-p", str(skill.parents[3])])
     assert result.exit_code == EXIT_DRIFT
     assert "(only its line endings changed)" in result.stderr
     assert f"adopt {NIGHT} --force" in result.stderr
-    assert skill.read_bytes() == OLD.replace(b"\n", b"\r\n")
+    assert skill.read_bytes() == old.replace(b"\n", b"\r\n")
 
 
 def test_a_folder_in_the_way_of_a_rollback_is_not_told_to_adopt_again(skill: Path) -> None:
@@ -100,10 +91,12 @@ def test_a_link_whose_file_moved_away_is_named_as_such(skill: Path, tmp_path: Pa
     assert "put a deleted file back" in refused.value.hint
 
 
-def test_the_three_way_diff_of_a_crlf_file_shows_only_what_changed(tmp_path: Path) -> None:
+def test_the_three_way_diff_of_a_crlf_file_shows_only_what_changed(
+    tmp_path: Path, old: bytes
+) -> None:
     """It read the staged-from text with newline translation: every line of a CRLF file showed
     as changed live, so ``adopt --force`` hid the one line the user had added."""
-    crlf = OLD.replace(b"\n", b"\r\n")
+    crlf = old.replace(b"\n", b"\r\n")
     path = tmp_path / "proj" / ".claude" / "skills" / "s" / "SKILL.md"
     path.parent.mkdir(parents=True)
     path.write_bytes(crlf)

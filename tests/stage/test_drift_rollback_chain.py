@@ -12,22 +12,6 @@ import pytest
 from skillopt_core.errors import DriftError, UsageError
 from skillopt_sleep.engine import ProjectState, adopt, list_proposals, rollback
 from skillopt_sleep.stage.proposal import FileChange, stage
-from tests._isolation import isolate_sleep_state
-
-OLD = b"---\nname: s\ndescription: s things\n---\nold\n"
-
-
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    isolate_sleep_state(tmp_path, monkeypatch)
-
-
-@pytest.fixture
-def skill(tmp_path: Path) -> Path:
-    path = tmp_path / "proj" / ".claude" / "skills" / "s" / "SKILL.md"
-    path.parent.mkdir(parents=True)
-    path.write_bytes(OLD)
-    return path
 
 
 def _stage(files: list[Path], night: int) -> str:
@@ -43,11 +27,13 @@ def _states(project: Path) -> dict[str, str]:
     return {p.id: p.state for p in list_proposals(project)}
 
 
-def test_forcing_the_rollback_of_an_adopt_under_a_later_one_rolls_both_back(skill: Path) -> None:
+def test_forcing_the_rollback_of_an_adopt_under_a_later_one_rolls_both_back(
+    skill: Path, old: bytes
+) -> None:
     project = skill.parents[3]
     other = skill.parents[1] / "t" / "SKILL.md"
     other.parent.mkdir()
-    other.write_bytes(OLD)
+    other.write_bytes(old)
     first = _stage([skill], 1)
     adopt(project, first)
     second = _stage([skill, other], 2)  # over the first's file, and one of its own
@@ -58,14 +44,16 @@ def test_forcing_the_rollback_of_an_adopt_under_a_later_one_rolls_both_back(skil
     result = rollback(project, first, force=True)
     assert f"also rolled back {second}, adopted over it since" in result.message  # not silently
 
-    assert skill.read_bytes() == OLD and other.read_bytes() == OLD
+    assert skill.read_bytes() == old and other.read_bytes() == old
     assert _states(project) == {first: "rolled back", second: "rolled back"}
     with pytest.raises(UsageError, match="no adopted proposal"):
         rollback(project)
-    assert skill.read_bytes() == OLD
+    assert skill.read_bytes() == old
 
 
-def test_a_hand_edit_over_the_later_adopt_is_kept_beside_its_backups(skill: Path) -> None:
+def test_a_hand_edit_over_the_later_adopt_is_kept_beside_its_backups(
+    skill: Path, old: bytes
+) -> None:
     project = skill.parents[3]
     first = _stage([skill], 1)
     adopt(project, first)
@@ -76,7 +64,7 @@ def test_a_hand_edit_over_the_later_adopt_is_kept_beside_its_backups(skill: Path
 
     result = rollback(project, first, force=True)
 
-    assert skill.read_bytes() == OLD
+    assert skill.read_bytes() == old
     assert _states(project) == {first: "rolled back", second: "rolled back"}
     kept = ProjectState(project).backup_dir(first) / "00.at-rollback"
     assert kept.read_bytes() == edited and "00.at-rollback" in result.message

@@ -18,12 +18,6 @@ from skillopt_core.errors import UsageError
 from skillopt_sleep.engine import ProjectState, adopt, list_proposals, reject, rollback
 from skillopt_sleep.stage.proposal import FileChange, stage
 from skillopt_sleep.stage.retention import KEEP_SETTLED
-from tests._isolation import isolate_sleep_state
-
-
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    isolate_sleep_state(tmp_path, monkeypatch)
 
 
 def _skill(tmp_path: Path, name: str) -> Path:

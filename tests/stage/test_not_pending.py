@@ -11,12 +11,6 @@ import pytest
 from skillopt_core.errors import UsageError
 from skillopt_sleep.engine import ProjectState, adopt, reject
 from skillopt_sleep.stage.proposal import FileChange, stage
-from tests._isolation import isolate_sleep_state
-
-
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    isolate_sleep_state(tmp_path, monkeypatch)
 
 
 def test_adopting_or_rejecting_a_settled_proposal_names_the_way_forward(tmp_path: Path) -> None:

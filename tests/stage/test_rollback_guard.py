@@ -17,22 +17,6 @@ from skillopt_core.errors import EXIT_DRIFT, DriftError
 from skillopt_sleep.cli import app
 from skillopt_sleep.engine import ProjectState, adopt, list_proposals, rollback
 from skillopt_sleep.stage.proposal import FileChange, stage
-from tests._isolation import isolate_sleep_state
-
-OLD = b"---\nname: s\ndescription: s things\n---\nold\n"
-
-
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    isolate_sleep_state(tmp_path, monkeypatch)
-
-
-@pytest.fixture
-def skill(tmp_path: Path) -> Path:
-    path = tmp_path / "proj" / ".claude" / "skills" / "s" / "SKILL.md"
-    path.parent.mkdir(parents=True)
-    path.write_bytes(OLD)
-    return path
 
 
 def _stage(skill: Path, night: int) -> str:
@@ -48,7 +32,7 @@ def _states(project: Path) -> dict[str, str]:
     return {p.id: p.state for p in list_proposals(project)}
 
 
-def test_own_edits_since_the_adopt_are_not_rolled_over(skill: Path) -> None:
+def test_own_edits_since_the_adopt_are_not_rolled_over(skill: Path, old: bytes) -> None:
     project = skill.parents[3]
     first = _stage(skill, 1)
     adopt(project, first)
@@ -61,12 +45,12 @@ def test_own_edits_since_the_adopt_are_not_rolled_over(skill: Path) -> None:
     assert skill.read_bytes() == edited and _states(project) == {first: "adopted"}
 
     result = rollback(project, force=True)
-    assert skill.read_bytes() == OLD and _states(project) == {first: "rolled back"}
+    assert skill.read_bytes() == old and _states(project) == {first: "rolled back"}
     kept = ProjectState(project).backup_dir(first) / "00.at-rollback"
     assert kept.read_bytes() == edited and "00.at-rollback" in result.message
 
 
-def test_a_later_adopt_over_the_same_file_is_rolled_back_first(skill: Path) -> None:
+def test_a_later_adopt_over_the_same_file_is_rolled_back_first(skill: Path, old: bytes) -> None:
     project = skill.parents[3]
     first = _stage(skill, 1)
     adopt(project, first)
@@ -80,27 +64,27 @@ def test_a_later_adopt_over_the_same_file_is_rolled_back_first(skill: Path) -> N
 
     rollback(project)  # the latest: the second
     rollback(project, first)
-    assert skill.read_bytes() == OLD
+    assert skill.read_bytes() == old
     assert _states(project) == {first: "rolled back", second: "rolled back"}
 
 
-def test_a_file_already_put_back_or_deleted_rolls_back_quietly(skill: Path) -> None:
+def test_a_file_already_put_back_or_deleted_rolls_back_quietly(skill: Path, old: bytes) -> None:
     """Nothing would be lost there, so nothing is refused."""
     project = skill.parents[3]
     first = _stage(skill, 1)
     adopt(project, first)
-    skill.write_bytes(OLD)  # put back by hand
+    skill.write_bytes(old)  # put back by hand
     rollback(project, first)
-    assert skill.read_bytes() == OLD
+    assert skill.read_bytes() == old
 
     second = _stage(skill, 2)
     adopt(project, second)
     skill.unlink()
     rollback(project, second)
-    assert skill.read_bytes() == OLD
+    assert skill.read_bytes() == old
 
 
-def test_the_cli_exits_6_with_the_way_out(skill: Path) -> None:
+def test_the_cli_exits_6_with_the_way_out(skill: Path, old: bytes) -> None:
     project = skill.parents[3]
     first = _stage(skill, 1)
     adopt(project, first)
@@ -111,4 +95,4 @@ def test_the_cli_exits_6_with_the_way_out(skill: Path) -> None:
     assert f"rollback {first} --force" in refused.stderr
     forced = CliRunner().invoke(app, ["rollback", "-p", str(project), "--force", "--json"])
     assert forced.exit_code == 0, forced.stderr
-    assert json.loads(forced.stdout)["action"] == "rolled back" and skill.read_bytes() == OLD
+    assert json.loads(forced.stdout)["action"] == "rolled back" and skill.read_bytes() == old

@@ -15,22 +15,9 @@ import pytest
 from skillopt_core.errors import UsageError
 from skillopt_sleep.engine import ProjectState, adopt, rollback
 from skillopt_sleep.stage.proposal import FileChange, stage
-from tests._isolation import isolate_sleep_state
 
 OLD = b"---\nname: s\ndescription: a skill\n---\nold\n"
-
-
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    isolate_sleep_state(tmp_path, monkeypatch)
-
-
-@pytest.fixture
-def skill(tmp_path: Path) -> Path:
-    path = tmp_path / "proj" / ".claude" / "skills" / "s" / "SKILL.md"
-    path.parent.mkdir(parents=True)
-    path.write_bytes(OLD)
-    return path
+pytestmark = pytest.mark.parametrize("old", [OLD])  # the conftest's skill starts from it
 
 
 def _project(skill: Path) -> Path:

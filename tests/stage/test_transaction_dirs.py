@@ -9,17 +9,11 @@ import pytest
 
 from skillopt_sleep.engine import ProjectState, adopt, list_proposals, rollback
 from skillopt_sleep.engine.state import append_line
-from skillopt_sleep.stage import transaction
+from skillopt_sleep.stage import _live_writes, transaction
 from skillopt_sleep.stage.proposal import FileChange, stage
-from tests._isolation import isolate_sleep_state
 
 PROPOSAL = "20260101-000000"
 NEW = "---\nname: new\ndescription: a new skill\n---\nadvice\n"
-
-
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    isolate_sleep_state(tmp_path, monkeypatch)
 
 
 @pytest.fixture
@@ -78,7 +72,7 @@ def test_undoing_a_killed_adopt_keeps_a_folder_that_was_there(
     empty = project / ".claude" / "skills" / "kept"
     empty.mkdir()
     _stage_new(project, made / "SKILL.md", empty / "SKILL.md")
-    real = transaction.atomic_write_bytes
+    real = _live_writes.atomic_write_bytes
     written: list[Path] = []
 
     def write(path: Path, data: bytes, mode: int | None = None, **kw: object) -> None:
@@ -87,10 +81,10 @@ def test_undoing_a_killed_adopt_keeps_a_folder_that_was_there(
         real(path, data, mode=mode)
         written.append(path)
 
-    monkeypatch.setattr(transaction, "atomic_write_bytes", write)
+    monkeypatch.setattr(_live_writes, "atomic_write_bytes", write)
     with pytest.raises(_Killed):
         adopt(project, PROPOSAL)
-    monkeypatch.setattr(transaction, "atomic_write_bytes", real)
+    monkeypatch.setattr(_live_writes, "atomic_write_bytes", real)
     assert (made / "SKILL.md").exists()
     (note,) = transaction.recover(ProjectState(project))
     assert note.action == "adopt" and not note.repaired

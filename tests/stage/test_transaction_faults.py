@@ -21,17 +21,11 @@ from skillopt_core.errors import EXIT_DRIFT, EXIT_ERROR
 from skillopt_sleep.cli import app
 from skillopt_sleep.engine import ProjectState, adopt, list_proposals, rollback
 from skillopt_sleep.engine.state import read_lines
-from skillopt_sleep.stage import transaction
+from skillopt_sleep.stage import _live_writes, transaction
 from skillopt_sleep.stage.proposal import FileChange, stage
-from tests._isolation import isolate_sleep_state
 
 PROPOSAL = "20260101-000000"
 SKILLS = 5
-
-
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    isolate_sleep_state(tmp_path, monkeypatch)
 
 
 def _old(index: int) -> bytes:
@@ -76,7 +70,7 @@ class _Killed(BaseException):
 def _kill_adopt_after(project: Path, files: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """Adopt, killed after ``files`` live files were replaced; leaves a temp file as well."""
     written: list[Path] = []
-    real = transaction.atomic_write_bytes
+    real = _live_writes.atomic_write_bytes
 
     def write(path: Path, data: bytes, mode: int | None = None, **kw: object) -> None:
         if len(written) == files:
@@ -85,10 +79,10 @@ def _kill_adopt_after(project: Path, files: int, monkeypatch: pytest.MonkeyPatch
         real(path, data, mode=mode)
         written.append(path)
 
-    monkeypatch.setattr(transaction, "atomic_write_bytes", write)
+    monkeypatch.setattr(_live_writes, "atomic_write_bytes", write)
     with pytest.raises(_Killed):
         adopt(project, PROPOSAL)
-    monkeypatch.setattr(transaction, "atomic_write_bytes", real)
+    monkeypatch.setattr(_live_writes, "atomic_write_bytes", real)
 
 
 @pytest.mark.parametrize("force", [False, True])
