@@ -35,7 +35,9 @@ SOURCES = typer.Option(  # -s and -e as `harvest` and `mine` spell them
     "-s",
     help="claude | codex | copilot | vscode | all: a comma list, or repeat it.",
 )
-MAX_CALLS = typer.Option(None, "--max-calls", help="Hard limit on model calls tonight.")
+MAX_CALLS = typer.Option(
+    None, "--max-calls", help="Hard limit on model calls tonight (0: no limit, not no calls)."
+)
 MAX_USD = typer.Option(None, "--max-usd", help="Hard limit on estimated USD tonight.")
 MAX_TASKS = typer.Option(None, "--max-tasks", help="Most training tasks replayed tonight.")
 SAMPLES = typer.Option(None, "--samples", help="Replays per task (K).")
