@@ -169,15 +169,26 @@ def run_cli(args: argparse.Namespace) -> list[ExperimentResult]:
 
 
 def _proof_problems(result: ExperimentResult) -> list[str]:
+    """What this run did not show, each said with what to try (a persona, a seed or a number of
+    nights whose simulated optimizer proposed nothing harmful never put the gate to the test:
+    that is a run that shows less, not a gate that failed)."""
     problems = []
     if not result.improves:
         problems.append(
             f"held-out did not improve with an interval above zero "
             f"(CI [{result.ci_low:+.3f}, {result.ci_high:+.3f}])"
         )
-    if not result.harmful_rejected:
+    if result.harmful_rejected:
+        return problems
+    if not any(e.harm for e in result.edits):
         problems.append(
-            "no harmful edit was proposed and rejected by the gate in the run's records"
+            "the gate was not put to the test: the simulated optimizer proposed no harmful edit "
+            "in this run (try --nights 4, the default, or another --seed)"
+        )
+    else:
+        problems.append(
+            "no harmful edit proposed was turned down on evidence (a lower validation score); "
+            "see the list above"
         )
     return problems
 
@@ -201,7 +212,7 @@ def _run(args: argparse.Namespace, unfinished: list[Path]) -> int:
         return 0
     problems = _proof_problems(results[0])
     for problem in problems:
-        print(f"ASSERTION FAILED: {problem}", file=sys.stderr)
+        print(f"PROOF NOT SHOWN: {problem}", file=sys.stderr)
     if not problems:
         print("PROOF HOLDS: held-out improved (CI above zero) and the gate rejected a harmful edit")
     return 1 if problems else 0
