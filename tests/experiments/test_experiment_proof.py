@@ -20,7 +20,9 @@ def test_assert_improves_passes_on_the_researcher(tmp_path: Path, capsys) -> Non
     assert result["final"] > result["baseline"] and result["ci_low"] > 0
     harmful = [e for e in result["edits"] if e["harm"] and not e["accepted"]]
     assert harmful and all(e["delta"] < 0 for e in harmful)
-    assert not [e for e in result["edits"] if e["harm"] and e["accepted"]]
+    landed = [e for e in result["edits"] if e["harm"] and e["accepted"]]
+    final = "\n".join(result["skills"].values())
+    assert all(e["content"].strip() not in final for e in landed)  # a later night deleted it
     totals = result["totals"]  # the file says what the terminal said
     assert totals["proof_holds"] and totals["improves"]
     assert (

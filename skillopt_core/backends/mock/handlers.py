@@ -30,6 +30,7 @@ from skillopt_core.backends.mock.world import (
     stable_fraction,
 )
 from skillopt_core.registry import Registry
+from skillopt_core.skill.document import strip_frontmatter
 
 Handler = Callable[[CompletionRequest, "MockSettings"], str]
 
@@ -61,6 +62,13 @@ class MockSettings:
 
 def _skill_of(request: CompletionRequest) -> str:
     return str(request.metadata.get("skill", request.system or ""))
+
+
+def _guidance_of(request: CompletionRequest) -> str:
+    """The skill as the simulated optimizer reads it: the body a replay shows the target. The
+    frontmatter ``description`` says when to load the skill (each night it quotes the requests
+    the managed skill learned from); it is not guidance, and must seed no choice either."""
+    return strip_frontmatter(_skill_of(request)).strip()
 
 
 @HANDLERS.register("rollout")
@@ -127,7 +135,7 @@ def _render_json(payload: Mapping[str, Any], malformed: bool) -> str:
 def propose_edits(request: CompletionRequest, settings: MockSettings) -> str:
     """The simulated optimizer: diagnose failures into rule guidance; sometimes misjudge (seeded)."""
     meta = request.metadata
-    skill = _skill_of(request)
+    skill = _guidance_of(request)
     blocked = {tuple(k) for k in meta.get("blocked", [])}
     salt = (settings.seed, meta.get("step"), meta.get("minibatch"), meta.get("reask", 0))
     edits: list[dict[str, str]] = []
@@ -195,7 +203,7 @@ def propose_edits(request: CompletionRequest, settings: MockSettings) -> str:
 @HANDLERS.register("slow_update")
 def longitudinal_guidance(request: CompletionRequest, settings: MockSettings) -> str:
     """Epoch-boundary guidance: rules behind failures that persisted across both epochs' skills."""
-    skill = _skill_of(request)
+    skill = _guidance_of(request)
     lines: list[str] = []
     for case in request.metadata.get("persistent_failures", []):
         rule = diagnose(str(case.get("response", "")), str((case.get("expected") or [""])[0]))
