@@ -19,11 +19,16 @@ string of that length clears 99% of the time. Hex secrets therefore only fall to
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import re
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from skillopt_core import _entropy, _secret_rules
 from skillopt_core._entropy import (
     entropy_candidates,
     looks_high_entropy,
@@ -368,6 +373,53 @@ def redact_many(texts: Sequence[str]) -> list[str]:
     return _default.redact_many(texts)
 
 
+def rules_fingerprint(redactor: Redactor | None = None) -> str:
+    """A digest of what ``redactor`` (default: the process-wide one) redacts: the built-in rules
+    (kinds, patterns, where each is tried), the source of the code that judges and scans (the
+    entropy policy, the ``KEY = value`` judgement, this module) and the user's extra patterns and
+    allowlist. A store that keeps redacted text records it: under another fingerprint, it may
+    hold a secret these rules redact (the miner's archive then redacts it again)."""
+    chosen = redactor or _default
+    identity = {
+        "rules": [_rule_identity(rule) for rule in (*RULES, ASSIGNMENT)],
+        "assignment-no-flag": ASSIGNMENT_NO_FLAG.pattern,
+        "code": _code_digest(),
+        "extra": [[kind, rx.pattern, rx.flags] for kind, rx in chosen._extra],
+        "allow": sorted(chosen._allow),
+        "allow-patterns": [[rx.pattern, rx.flags] for rx in chosen._allow_res],
+        "entropy": chosen._entropy,
+    }
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def _rule_identity(rule: Rule) -> list[object]:
+    return [
+        rule.kind,
+        rule.regex.pattern,
+        rule.regex.flags,
+        list(rule.literals),
+        list(rule.anchors),
+        list(rule.gate),
+        rule.group,
+        sorted(rule.left_exclude),
+    ]
+
+
+@functools.cache
+def _code_digest() -> str:
+    """The redaction code's source ("" where it is not shipped): a fix to a predicate changes
+    what is redacted without changing any pattern."""
+    import inspect
+
+    digest = hashlib.sha256()
+    for module in (_secret_rules, _entropy, sys.modules[__name__]):
+        try:
+            digest.update(inspect.getsource(module).encode("utf-8"))
+        except (OSError, TypeError):
+            return ""
+    return digest.hexdigest()
+
+
 __all__ = [
     "PLACEHOLDER_RE",
     "RedactionResult",
@@ -378,5 +430,6 @@ __all__ = [
     "placeholder",
     "redact",
     "redact_many",
+    "rules_fingerprint",
     "shannon_entropy",
 ]

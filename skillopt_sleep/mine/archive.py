@@ -6,7 +6,10 @@ split, nights seen),
 ``embeddings`` (an encoded request per text hash and embedder cache key — only for embedders
 whose encoding depends on the text alone), ``families`` (the synthesised judge, with a fingerprint of the members it
 was made from so it is re-synthesised only when the family changed) and ``confirmations`` (the
-optimizer's answer on whether a candidate family is one task, by the hash of its request texts).
+optimizer's answer on whether a candidate family is one task, by the hash of its request texts);
+``meta`` records the redaction rules the texts were redacted with: an archive opened under other
+rules redacts what it holds again (see ``_reredact``). Deleted text is overwritten on disk
+(``secure_delete``): a request forgotten for a secret leaves no copy in the file.
 
 ``PRAGMA user_version`` is :data:`ARCHIVE_VERSION` once every archived request is kept as the miner
 keeps requests now (:func:`kept_text`); an archive of an older version is brought up to it when
@@ -55,6 +58,7 @@ CREATE TABLE IF NOT EXISTS embeddings (
 CREATE TABLE IF NOT EXISTS families (
     id TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, spec TEXT NOT NULL, updated_night TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS confirmations (family_hash TEXT PRIMARY KEY, groups TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
@@ -137,8 +141,18 @@ class Archive:
             private_dir(self.path.parent)
             private_file(self.path)
         self._db = sqlite3.connect(str(self.path))
+        self._db.execute("PRAGMA secure_delete = ON")
         self._db.executescript(_SCHEMA)
         self._upgrade()
+        self._redact_again()
+
+    def _redact_again(self) -> None:
+        """Redact every stored text again when the redaction rules changed since it was stored."""
+        from skillopt_core.redaction import default_redactor, rules_fingerprint
+        from skillopt_sleep.mine._reredact import reredact
+
+        redactor = default_redactor()
+        reredact(self._db, redactor, rules_fingerprint(redactor))
 
     def _upgrade(self) -> None:
         """Keep every request of an older version's archive as :func:`kept_text` says, in one
