@@ -87,5 +87,9 @@ def diff_head(diff: str, limit: int = DIFF_LINES) -> DiffHead:
 
 
 def beside(report: NightReport, name: str) -> str:
-    """Where a file staged next to the report is: its full path once staged, else its name."""
-    return str(PurePath(report.proposal_dir, name)) if report.proposal_dir else name
+    """Where a file staged next to the report is: its full path once staged, else its name. A
+    night that staged nothing, shown from its own folder (``proposal_dir`` is that folder), has
+    only its report.json there, which holds every record."""
+    if not report.proposal_dir:
+        return name
+    return str(PurePath(report.proposal_dir, name if report.proposal else JSON_FILE))

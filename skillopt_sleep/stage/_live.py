@@ -7,6 +7,7 @@ a later proposal), so neither silently replaces text nobody has reviewed.
 
 from __future__ import annotations
 
+import math
 import os
 import stat
 from pathlib import Path
@@ -99,16 +100,32 @@ def _adopted(directory: Path, entry: dict[str, Any]) -> bytes | None:
 
 
 def adopted_over(directory: Path, paths: list[str], later: list[Path]) -> list[str]:
-    """The adopted proposals among ``later`` that wrote one of ``paths`` after ``directory``."""
+    """The adopted proposals among ``later`` that wrote one of ``paths`` after ``directory``'s
+    adopt, oldest adopt first. "After" is by adopt time, not id: a proposal staged earlier can
+    be adopted later (``--force`` over one whose adopt failed to mark it superseded)."""
+    since = _adopt_order(directory.name, readable_manifest(directory) or {})
     out = []
     for other in later:
-        if other.name <= directory.name:
-            continue
         manifest = readable_manifest(other)  # a damaged one cannot be rolled back either
         if (
             manifest is not None
             and manifest.get("state") == "adopted"
+            and _adopt_order(other.name, manifest) > since
             and any(entry["live_path"] in paths for entry in manifest["files"])
         ):
-            out.append(other.name)
-    return out
+            out.append((_adopt_order(other.name, manifest), other.name))
+    return [name for _, name in sorted(out)]
+
+
+def _adopt_order(name: str, manifest: dict[str, Any]) -> tuple[float, str]:
+    """When the proposal was adopted, then its id. An adopt an older version recorded without
+    its time was made before every adopt that records one: those come first, by id."""
+    from datetime import datetime, timezone
+
+    try:
+        moment = datetime.fromisoformat(str(manifest.get("adopted_at")))
+    except ValueError:
+        return -math.inf, name
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.timestamp(), name

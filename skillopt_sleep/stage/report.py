@@ -23,6 +23,7 @@ bidi-format characters in them are shown as escapes (:mod:`skillopt_sleep._displ
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from skillopt_sleep._display import displayable
@@ -157,9 +158,10 @@ def _trends(report: NightReport) -> list[str]:
     return [*lines, *table(["night", "before", "after"], rows), ""]
 
 
-def _family(f: FamilyView, *, full: bool) -> list[str]:
+def _family(f: FamilyView, *, full: bool, whole: str = b.FAMILIES_FILE) -> list[str]:
     """A family's card: in ``families.md`` every example and check, in the report the first few,
-    each cut to :data:`._bounds.CARD_CHARS` characters (a card's size does not grow)."""
+    each cut to :data:`._bounds.CARD_CHARS` characters (a card's size does not grow); ``whole``
+    names the file with the rest."""
     examples = f.examples if full else f.examples[: b.CARD_EXAMPLES]
     checks = f.checks if full else f.checks[: b.CARD_CHECKS]
     new = f", {f.new_tonight} new tonight" if f.new_tonight else ""
@@ -170,19 +172,19 @@ def _family(f: FamilyView, *, full: bool) -> list[str]:
         outcomes = ", ".join(f"{inline(k)} {inline(v)}" for k, v in sorted(f.outcomes.items()))
         lines.append(f"- Outcomes: {outcomes}")
     if checks:
-        lines.append(f"- Checks{_more(checks, f.checks)}:")
+        lines.append(f"- Checks{_more(checks, f.checks, whole)}:")
         lines.extend(f"  - {code(c if full else t.one_line(c, b.CARD_CHARS))}" for c in checks)
     if examples:
-        lines.append(f"- Example requests{_more(examples, f.examples)}:")
+        lines.append(f"- Example requests{_more(examples, f.examples, whole)}:")
         shown = (t.one_line(x) if full else t.one_line(x, b.CARD_CHARS) for x in examples)
         lines.extend(f"  - {inline(x)}" for x in shown)
     lines.append("")
     return lines
 
 
-def _more(shown: Sequence[str], every: Sequence[str]) -> str:
+def _more(shown: Sequence[str], every: Sequence[str], whole: str) -> str:
     cut = len(every) - len(shown)
-    return f" ({cut} more in {b.FAMILIES_FILE})" if cut else ""
+    return f" ({cut} more in {whole})" if cut else ""
 
 
 def _families(report: NightReport) -> list[str]:
@@ -190,11 +192,12 @@ def _families(report: NightReport) -> list[str]:
     if not report.families:
         return [*lines, "No recurring task families tonight.", ""]
     families = b.split_families(report)
+    whole = b.beside(report, b.FAMILIES_FILE)
     for f in families.featured:
-        lines += _family(f, full=False)
+        lines += _family(f, full=False, whole=PurePath(whole).name)
     if families.rest:
         lines += [f"**{inline(t.more_families(families.rest))}**", ""]
-    where = code(b.beside(report, b.FAMILIES_FILE))
+    where = code(whole)
     return [*lines, f"{inline(t.ALL_FAMILIES)} {where}.", ""]
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from skillopt_sleep.engine import api
+from skillopt_sleep.engine import views
 from skillopt_sleep.engine.state import ProjectState, append_line
 from skillopt_sleep.install.layout import plugin_dir
 from tests._guard import StandIns
@@ -91,7 +91,7 @@ def test_a_long_log_is_rotated_by_the_next_hook(state_home: Path, project: Path)
     assert len(lines) == 3001 and any(json.loads(x)["session_id"] == "new" for x in lines)
     _run_hook(project)  # the next session starts a new log
     assert log.is_file() and len(log.read_text().splitlines()) == 1
-    assert api.status(project).ended_since_last_night == 2
+    assert views.status(project).ended_since_last_night == 2
 
 
 def test_only_the_newest_segments_are_kept(state_home: Path, project: Path) -> None:
@@ -140,12 +140,12 @@ def test_status_counts_recent_segments_and_skips_old_ones(
     recent.write_text(_line(inside, after, 1) + "\n" + _line("/elsewhere", after, 2) + "\n")
     (state_home / "session-end.jsonl").write_text(_line(inside + "/sub", after, 3) + "\n")
     read: list[str] = []
-    real = api.read_lines
+    real = views.read_lines
 
     def spying(path: Path, **kwargs: Any) -> Any:
         read.append(path.name)
         return real(path, **kwargs)
 
-    monkeypatch.setattr(api, "read_lines", spying)
-    assert api.status(project).ended_since_last_night == 2
+    monkeypatch.setattr(views, "read_lines", spying)
+    assert views.status(project).ended_since_last_night == 2
     assert old.name not in read and recent.name in read

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from skillopt_sleep.engine import api
+from skillopt_sleep.engine import views
 from skillopt_sleep.engine.state import ProjectState
 from tests._guard import StandIns
 
@@ -55,15 +55,15 @@ def test_status_reads_only_the_pending_reports(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     read: list[str] = []
-    real = api.read_json
+    real = views.read_json
 
     def counting(path: Path, *args: Any, **kwargs: Any) -> Any:
         if path.name == "report.json":
             read.append(path.parent.name)
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(api, "read_json", counting)
-    status = api.status(project)
+    monkeypatch.setattr(views, "read_json", counting)
+    status = views.status(project)
     (pending,) = status.pending
     assert (pending.id, pending.state, pending.verdict) == ("20261110-031700", "pending", VERDICT)
     assert pending.accepted_edits == 2 and pending.files == ("/p/SKILL.md",)
@@ -77,11 +77,11 @@ def test_proposals_still_show_every_verdict(project: Path) -> None:
 
     state = ProjectState(project)
     (state.root / "staging" / "20261109-031700" / "report.json").write_text(_report("worse"))
-    verdicts = {p.id: p.verdict for p in api.list_proposals(project)}
+    verdicts = {p.id: p.verdict for p in views.list_proposals(project)}
     assert verdicts["20261101-031700"] == "worse" and verdicts["20261110-031700"] == VERDICT
     (state.root / "staging" / "20261109-031700" / "report.json").write_text("[1]\n")
     with pytest.raises(StorageError, match=r"report\.json"):
-        api.list_proposals(project)
+        views.list_proposals(project)
 
 
 def test_a_damaged_pending_report_is_still_named(project: Path) -> None:
@@ -90,4 +90,4 @@ def test_a_damaged_pending_report_is_still_named(project: Path) -> None:
     report = ProjectState(project).root / "staging" / "20261110-031700" / "report.json"
     report.write_text("[1]\n")
     with pytest.raises(StorageError, match=r"report\.json"):
-        api.status(project)
+        views.status(project)
