@@ -4,17 +4,15 @@ The only place the pipeline is composed. It never prints: progress goes to the `
 callback as ``(stage, done, total)`` — ``harvest`` (files read), ``mine`` and its steps ``embed``,
 ``cluster`` and ``families``, ``replay`` (target files), ``stage``; thinned (``_thinned``) — and
 the result is a :class:`NightReport`. Tonight's tasks are gathered by :mod:`.gather` (harvest
-streamed into mining). Durable state is written in an order that makes a killed night safe to
+streamed into mining), its backends opened by :mod:`.roles` and its families routed to their files
+by :mod:`.targets`. Durable state is written in an order that makes a killed night safe to
 re-run: the proposal is staged (atomically) before the carried optimizer state is saved, and the
-harvest index is committed after the night's report, so an interrupted night re-reads its
-sessions (the miner's archive de-duplicates them). The history line is appended only after the
-commit, so a night whose commit failed is not in the history twice; one lost between the two is
-added by the next night from the copy in the night's folder. A night's folder (``nights/<id>``)
-gets its ``report.json`` last; once a night holds the lock it removes earlier folders without
-one (a killed, stopped or failed night's working files), and it keeps the newest
-``KEEP_NIGHTS`` finished ones. A dry run removes no folder, as it discards no proposal and
-commits nothing; its own folder (its replays, when it had any) has no report, so the next real
-night removes it.
+night ends as :mod:`.finish` says (report, then the harvest index's commit, then the history
+line), which also repairs what a killed night left. A night's folder (``nights/<id>``) gets its
+``report.json`` last; once a night holds the lock it removes earlier folders without one (a
+killed, stopped or failed night's working files), and it keeps the newest ``KEEP_NIGHTS``
+finished ones. A dry run removes no folder, as it discards no proposal and commits nothing; its
+own folder (its replays, when it had any) has no report, so the next real night removes it.
 """
 
 from __future__ import annotations
@@ -22,30 +20,30 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from skillopt_core.backends.runtime import Budget, Roles, open_roles
+from skillopt_core.backends.runtime import Roles
 from skillopt_core.errors import SkillOptError
 from skillopt_sleep.engine import gather, reporting
 from skillopt_sleep.engine.config import SleepConfig, load_config
-from skillopt_sleep.engine.consolidate import Carry, Consolidation, consolidate
+from skillopt_sleep.engine.consolidate import Carry, consolidate
+from skillopt_sleep.engine.finish import discard_unfinished as _discard_unfinished
+from skillopt_sleep.engine.finish import restore_history as _restore_history
+from skillopt_sleep.engine.finish import save_night
 from skillopt_sleep.engine.records import NightReport
-from skillopt_sleep.engine.select import Selection, fit_to_budget, only_families, select_tasks
-from skillopt_sleep.engine.state import (
-    ProjectState,
-    append_line,
-    read_json,
-    read_lines,
-    write_json,
-)
+from skillopt_sleep.engine.roles import open_night_roles
+from skillopt_sleep.engine.select import Selection, fit_to_budget, select_tasks
+from skillopt_sleep.engine.state import ProjectState, append_line, read_json, write_json
+from skillopt_sleep.engine.targets import TargetRun, group_by_target, route
+
+__all__ = ["KEEP_NIGHTS", "Progress", "TargetRun", "open_night_roles", "run_night"]
 
 Progress = Callable[[str, int, int], None]
 KEEP_NIGHTS = 30  # finished nights' run directories kept (rollouts, patches, gate records)
 TICK_S = 0.2  # the least time between two ticks of one stage (see _thinned)
-HISTORY_LINE = "history-line.json"  # a night's history line, kept until it is in history.jsonl
 
 
 def _thinned(progress: Progress) -> Progress:
@@ -62,16 +60,6 @@ def _thinned(progress: Progress) -> Progress:
     return tick
 
 
-@dataclass(frozen=True)
-class TargetRun:
-    """One file trained tonight and what came of it."""
-
-    path: Path
-    kind: str
-    live: bytes | None
-    result: Consolidation
-
-
 def _night_id(now: datetime, state: ProjectState) -> str:
     """The night's id from its start time; a second night started within the same second gets
     ``-2``, ``-3``... (ids still sort in start order), never the first one's folders."""
@@ -81,70 +69,6 @@ def _night_id(now: datetime, state: ProjectState) -> str:
         number += 1
         candidate = f"{base}-{number}"
     return candidate
-
-
-def _budget(config: SleepConfig) -> Budget:
-    b = config.budget
-    return Budget(b.max_calls or None, b.max_tokens or None, b.max_usd or None)
-
-
-def open_night_roles(config: SleepConfig) -> tuple[Roles, Any]:
-    """The optimizer and target roles (health-checked) and the judge, sharing one ledger."""
-    options = {"seed": config.night.seed, **config.backends.options}
-    roles = open_roles(config.backends.optimizer, config.backends.target, options, _budget(config))
-    judge = None
-    if config.backends.judge:
-        judge = open_roles(
-            config.backends.judge, config.backends.judge, options, ledger=roles.ledger
-        ).optimizer
-    return roles, judge
-
-
-def _discard_unfinished(state: ProjectState, index: Any) -> list[str]:
-    """Remove the pending proposals of nights killed after staging but before their commit.
-
-    Their sessions were never consumed, so tonight replays them and stages anew: keeping the
-    old one would offer the same edits twice. A night is finished when its commit recorded it;
-    proposals older than the first such record predate it and are kept."""
-    import shutil
-
-    from skillopt_sleep.stage.proposal import readable_manifest
-
-    finished = index.finished_nights()
-    if not finished:
-        return []
-    oldest, removed = min(finished), []
-    for directory in state.proposals():
-        night = directory.name
-        if night in finished or night <= oldest:
-            continue
-        manifest = readable_manifest(directory)  # a damaged one is left alone: nothing is lost
-        if manifest is not None and manifest.get("state", "pending") == "pending":
-            shutil.rmtree(directory)
-            removed.append(night)
-    return removed
-
-
-def _restore_history(state: ProjectState, index: Any) -> list[str]:
-    """Append the history line of each finished night that has none: one killed (or failing)
-    between its commit and its line, which the history would otherwise miss (or, with the
-    line written first, count twice: its sessions read again by the next night). The line was
-    kept in the night's folder before the commit; returns the nights restored."""
-    from skillopt_core.errors import StorageError
-
-    recorded = {str(r.get("night_id", "")) for r in read_lines(state.history_path)}
-    newest, restored = max(recorded, default=""), []
-    for night in sorted(index.finished_nights()):
-        if night in recorded or night <= newest:
-            continue
-        try:
-            line = read_json(state.night_dir(night) / HISTORY_LINE)
-        except StorageError:  # damaged: the history goes without that night, as before
-            continue
-        if line is not None:
-            append_line(state.history_path, line)
-            restored.append(night)
-    return restored
 
 
 def _nothing_new(config: SleepConfig, first_night: bool) -> str:
@@ -159,21 +83,6 @@ def _nothing_new(config: SleepConfig, first_night: bool) -> str:
         f"read back to that long before the first one (night.since); for older ones, set since "
         f"under [night] in the config, or run with SKILLOPT_SLEEP_NIGHT_SINCE=120d"
     )
-
-
-def _group_by_target(
-    selection: Selection, routes: Mapping[str, Any]
-) -> dict[Path, tuple[Any, Selection]]:
-    """Tonight's selection split by the file each family is routed to. A file whose families
-    kept no training task (the budget trimmed them) is left for another night."""
-    targets = {routes[f].path: routes[f] for f in selection.families}
-    out: dict[Path, tuple[Any, Selection]] = {}
-    for path, target in targets.items():
-        families = {f for f in selection.families if routes[f].path == path}
-        part = only_families(selection, families)
-        if part.train:
-            out[path] = (target, replace(part, families=tuple(sorted(families))))
-    return out
 
 
 def run_night(
@@ -370,24 +279,9 @@ class _Night:
         )
 
     def _routes(self, mined: Any) -> dict[str, Any]:
-        from skillopt_sleep.skills import (
-            discover_skills,
-            managed_target,
-            memory_file,
-            route_families,
-        )
-        from skillopt_sleep.skills.route import Target
-
-        night = self.config.night
-        fallback = (
-            Target(memory_file(self.state.project, night.sources), "memory", "memory")
-            if night.memory
-            else managed_target(self.state.project, night.sources, night.learned_skill_dir)
-        )
-        requests = {f.id: list(f.requests) for f in mined.families}
-        skills, skipped = discover_skills(self.state.project, self.home)
+        routes, skipped = route(self.state.project, self.home, self.config.night, mined)
         self.notes.extend(skipped)
-        return route_families(requests, skills, fallback)
+        return routes
 
     def _train(
         self,
@@ -399,13 +293,14 @@ class _Night:
         carry_all: dict[str, Any],
     ) -> list[TargetRun]:
         """Replay and consolidate each target file's families; ``carry_all`` is updated. A file
-        that links out of the project (a planted managed skill or memory file) is not read."""
+        that links out of the project (a planted managed skill or memory file) is not read.
+        Kept here, calling this module's ``consolidate``: tests and benchmarks spy on it."""
         from skillopt_sleep.skills import link_problem, managed_target
 
         night = self.config.night
         managed = managed_target(self.state.project, night.sources, night.learned_skill_dir).path
         runs: list[TargetRun] = []
-        groups = sorted(_group_by_target(selection, routes).items())
+        groups = sorted(group_by_target(selection, routes).items())
         for number, (path, (target, part)) in enumerate(groups):
             self.tick("replay", number, len(groups))
             problem = link_problem(path, self.state.project, self.home)
@@ -430,36 +325,8 @@ class _Night:
         return runs
 
     def _finish(self, report: NightReport, index: Any) -> NightReport:
-        """Save the night's report and history line, then commit the harvest index (last). An
-        interrupted adopt the night undid first is said in the report's message."""
-        from skillopt_sleep.jsonable import to_jsonable
-
+        """Save the night (:func:`.finish.save_night`). An interrupted adopt the night undid
+        first is said in the report's message."""
         if self.recovered:
             report = replace(report, message="; ".join([*self.recovered, report.message]))
-
-        if self.dry_run:
-            index.rollback()
-            return report
-        folder = self.state.night_dir(report.night_id)
-        line = reporting.summary_line(report)
-        write_json(folder / HISTORY_LINE, line)
-        write_json(folder / "report.json", to_jsonable(report))
-        index.commit(night=report.night_id)  # finished: its sessions are consumed
-        self._append_history(report, line)
-        self.state.prune_nights(KEEP_NIGHTS)
-        return report
-
-    def _append_history(self, report: NightReport, line: dict[str, Any]) -> None:
-        """The finished night's history line; one that cannot be written is added by the next
-        night (:func:`_restore_history`), so the error says the night itself is done."""
-        from skillopt_core.errors import StorageError
-
-        try:
-            append_line(self.state.history_path, line)
-        except StorageError as exc:
-            staged = f" and staged proposal {report.proposal}" if report.proposal else ""
-            raise StorageError(
-                f"{exc.message}; the night {report.night_id} finished{staged} (its sessions "
-                "are consumed), and the next night adds its line to the history",
-                hint=exc.hint,
-            ) from None
+        return save_night(self.state, report, index, dry_run=self.dry_run, keep=KEEP_NIGHTS)

@@ -200,7 +200,16 @@ def test_replies_that_are_all_unusable_in_two_ways_are_still_all_unusable() -> N
 
 
 def test_a_stopped_night_reports_why_and_what_it_spent() -> None:
-    basics = Basics("20260101-031700", "/p", "2026-01-01T03:17:00+00:00", "2026-01-01T03:18:00+00:00", False, 12, 20, "tfidf")
+    basics = Basics(
+        "20260101-031700",
+        "/p",
+        "2026-01-01T03:17:00+00:00",
+        "2026-01-01T03:18:00+00:00",
+        False,
+        12,
+        20,
+        "tfidf",
+    )
     error = BudgetExceeded("target openai:m (replay): call budget of 30 reached", hint="raise it")
     spent = Totals(calls=30, input_tokens=900, output_tokens=80, cost_usd=0.0421234567)
     report = stopped_night(basics, None, error, spent, {"harvest": 0.1})

@@ -1,0 +1,91 @@
+"""The schema of the nightly engine's configuration: one pydantic model per TOML section.
+
+Every section forbids unknown keys, takes TOML's types strictly and refuses non-finite numbers;
+:mod:`.config_layers` checks each layer's shape against it and :mod:`.config` validates the merge.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from skillopt_core.errors import UsageError
+
+
+class ConfigError(UsageError):
+    """A configuration value we cannot use; the message names where it came from."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
+
+
+class BackendsSection(_Section):
+    optimizer: str = "mock"
+    target: str = "mock"
+    judge: str = ""  # rubric judge role; "" = rule checks only
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class NightSection(_Section):
+    sources: list[str] = Field(default_factory=lambda: ["claude", "codex", "copilot"])
+    since: str = "30d"  # how far back before the first night the nights read (gather.window)
+    max_tasks: int = Field(24, ge=1)
+    samples: int = Field(2, ge=1)  # K replays per task
+    min_val_tasks: int = Field(2, ge=1)
+    auto_adopt: bool = False
+    memory: bool = False  # also improve the harness memory file (CLAUDE.md / AGENTS.md / ...)
+    learned_skill_dir: str = ""  # where the managed learned skill lives ("" = by harness)
+    seed: int = 0
+
+
+class BudgetSection(_Section):
+    max_calls: int = Field(400, ge=0)  # 0 = no limit
+    max_tokens: int = Field(0, ge=0)
+    max_usd: float = Field(0.0, ge=0.0)
+
+
+class MineSection(_Section):
+    embedder: str = "auto"
+    min_family_size: int = Field(2, ge=1)
+    recall_k: int = Field(3, ge=0)
+    families: bool = True  # false (an ablation): every request is its own task, no recurrence
+    confirm_budget: int = Field(8, ge=0)  # optimizer calls that may confirm or split families
+
+
+class TrainSection(_Section):
+    minibatch_size: int = Field(8, ge=1)
+    lr_max: int = Field(4, ge=1)
+    lr_min: int = Field(2, ge=1)
+    gate_metric: Literal["hard", "soft", "mixed"] = "hard"
+    slow_update: bool = True
+    meta: bool = True
+    workers: int = Field(4, ge=1)
+    gate: bool = True  # false (an ablation): every candidate is accepted
+    buffer: bool = True  # false (an ablation): rejected edits are forgotten between nights
+    credit: bool = True  # re-gate a rejected bundle's edits alone before blaming them
+    # The learned text's size budget: read into every session that loads the skill, it must
+    # not grow night after night; past it only edits that keep or cut its length pass (0 = none).
+    max_learned_chars: int = Field(8000, ge=0)
+
+
+class ScheduleSection(_Section):
+    at: str = Field("03:17", pattern=r"^([01]\d|2[0-3]):[0-5]\d$")
+
+
+class HomesSection(_Section):
+    claude: str = ""
+    codex: str = ""
+    copilot: str = ""
+    vscode: str = ""
+
+
+class SleepSettings(_Section):
+    backends: BackendsSection = Field(default_factory=BackendsSection)
+    night: NightSection = Field(default_factory=NightSection)
+    budget: BudgetSection = Field(default_factory=BudgetSection)
+    mine: MineSection = Field(default_factory=MineSection)
+    train: TrainSection = Field(default_factory=TrainSection)
+    schedule: ScheduleSection = Field(default_factory=ScheduleSection)
+    homes: HomesSection = Field(default_factory=HomesSection)
