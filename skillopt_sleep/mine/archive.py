@@ -152,7 +152,9 @@ class Archive:
         from skillopt_sleep.mine._reredact import reredact
 
         redactor = default_redactor()
-        reredact(self._db, redactor, rules_fingerprint(redactor))
+        if reredact(self._db, redactor, rules_fingerprint(redactor)):
+            # pages an older version freed without secure_delete may still hold the old text
+            self._db.execute("VACUUM")
 
     def _upgrade(self) -> None:
         """Keep every request of an older version's archive as :func:`kept_text` says, in one

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal
 
@@ -156,6 +156,13 @@ def _retries(session: Session, starts: list[int]) -> dict[int, list[Signal]]:
     return found
 
 
+def _redacted(signal: Signal) -> Signal:
+    """``signal`` with its excerpt redacted by tonight's rules: a harvested signal may carry text
+    an older version redacted (the harvest index keeps a file's earlier turns as first read), and
+    the archive stores what it is given."""
+    return replace(signal, excerpt=redact(signal.excerpt)) if signal.excerpt else signal
+
+
 def candidates_from_session(session: Session) -> list[Candidate]:
     starts = _starts(session)
     retries = _retries(session, starts)
@@ -163,7 +170,7 @@ def candidates_from_session(session: Session) -> list[Candidate]:
     for position, start in enumerate(starts):
         end = starts[position + 1] if position + 1 < len(starts) else len(session.turns)
         attempt = session.turns[start + 1 : end]
-        known = tuple(s for s in session.signals if start <= s.turn_index < end)
+        known = tuple(_redacted(s) for s in session.signals if start <= s.turn_index < end)
         signals = (*known, *_own_signals(session, start, end, known), *retries.get(start, ()))
         request = session.turns[start]
         replies = [t.text for t in attempt if t.role == "assistant" and t.text.strip()]
