@@ -49,9 +49,16 @@ PASSED_ENV = (
     "COPILOT_HOME",
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",
+    "OPENAI_MODEL",
     "AZURE_OPENAI_API_KEY",
+    "AZURE_OPENAI_ENDPOINT",
+    "OPENAI_API_VERSION",
     "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
     "ANTHROPIC_BASE_URL",
+    "ANTHROPIC_MODEL",
+    "SKILLOPT_PRICES",
+    "SKILLOPT_HANDOFF_DIR",
 )
 """Codex starts MCP servers with a minimal environment (``HOME``, ``PATH``, ``LANG``, ...); these
 (each only when set) keep the state dir, the config files, the harness homes a night reads and the
