@@ -103,21 +103,21 @@ def adopted_over(directory: Path, paths: list[str], later: list[Path]) -> list[s
     """The adopted proposals among ``later`` that wrote one of ``paths`` after ``directory``'s
     adopt, oldest adopt first. "After" is by adopt time, not id: a proposal staged earlier can
     be adopted later (``--force`` over one whose adopt failed to mark it superseded)."""
-    since = _adopt_order(directory.name, readable_manifest(directory) or {})
+    since = adopt_order(directory.name, readable_manifest(directory) or {})
     out = []
     for other in later:
         manifest = readable_manifest(other)  # a damaged one cannot be rolled back either
         if (
             manifest is not None
             and manifest.get("state") == "adopted"
-            and _adopt_order(other.name, manifest) > since
+            and adopt_order(other.name, manifest) > since
             and any(entry["live_path"] in paths for entry in manifest["files"])
         ):
-            out.append((_adopt_order(other.name, manifest), other.name))
+            out.append((adopt_order(other.name, manifest), other.name))
     return [name for _, name in sorted(out)]
 
 
-def _adopt_order(name: str, manifest: dict[str, Any]) -> tuple[float, str]:
+def adopt_order(name: str, manifest: dict[str, Any]) -> tuple[float, str]:
     """When the proposal was adopted, then its id. An adopt an older version recorded without
     its time was made before every adopt that records one: those come first, by id."""
     from datetime import datetime, timezone

@@ -35,6 +35,7 @@ from typing import Any
 
 from skillopt_core.errors import StorageError
 from skillopt_sleep.engine.state import ProjectState
+from skillopt_sleep.stage._live import adopt_order
 from skillopt_sleep.stage.proposal import load_manifest, set_state, sha256
 
 KEEP_SETTLED = 30
@@ -141,7 +142,10 @@ def prune(state: ProjectState, keep: int = KEEP_SETTLED, *, spare: str = "") -> 
 def _old_adopts(manifests: list[tuple[Path, dict[str, Any]]]) -> list[Path]:
     """The adopted proposals beyond the newest :data:`KEEP_ADOPTED` that are no file's newest
     adopt."""
-    adopted = [(d, m) for d, m in manifests if m.get("state") == "adopted"]
+    adopted = sorted(
+        ((d, m) for d, m in manifests if m.get("state") == "adopted"),
+        key=lambda found: adopt_order(found[0].name, found[1]),
+    )  # by adopt time: a proposal staged earlier can be adopted later
     newest = {path: directory for directory, manifest in adopted for path in _pins(manifest)}
     undo = set(newest.values())
     old = adopted[: max(len(adopted) - KEEP_ADOPTED, 0)]

@@ -96,3 +96,21 @@ def test_a_proposal_superseded_by_an_adopt_pruned_for_its_age_stays_superseded(
     assert night == KEEP_ADOPTED + 1
     _stage(night + 1, skill)
     assert _states(project)[both] == "superseded"
+
+
+def test_a_files_newest_adopt_is_the_last_adopted_not_the_last_staged(tmp_path: Path) -> None:
+    """A proposal staged earlier can be adopted later (``adopt --force`` over one whose adopt
+    failed to mark it superseded): it, not the higher id, is the file's undo and must stay.
+    Before, retention took the highest id (found by a review)."""
+    from skillopt_sleep.stage.retention import _old_adopts
+
+    def adopted(night: int, at: str, path: str) -> tuple[Path, dict[str, object]]:
+        files = [{"live_path": path, "live_sha256": ""}]
+        return tmp_path / _night(night), {"state": "adopted", "adopted_at": at, "files": files}
+
+    late = adopted(0, "2026-12-31T03:00:00+00:00", "/p/SKILL.md")  # staged first, adopted last
+    others = [
+        adopted(n, f"2026-01-{n:02d}T03:00:00+00:00", f"/p/{n}.md") for n in range(1, KEEP_ADOPTED)
+    ]
+    over = adopted(KEEP_ADOPTED, "2026-02-01T03:00:00+00:00", "/p/SKILL.md")
+    assert late[0] not in _old_adopts([late, *others, over])
