@@ -149,12 +149,11 @@ class Archive:
     def _redact_again(self) -> None:
         """Redact every stored text again when the redaction rules changed since it was stored."""
         from skillopt_core.redaction import default_redactor, rules_fingerprint
-        from skillopt_sleep.mine._reredact import reredact
+        from skillopt_sleep.mine._reredact import reredact, wipe_free_pages
 
         redactor = default_redactor()
-        if reredact(self._db, redactor, rules_fingerprint(redactor)):
-            # pages an older version freed without secure_delete may still hold the old text
-            self._db.execute("VACUUM")
+        reredact(self._db, redactor, rules_fingerprint(redactor))
+        wipe_free_pages(self._db)
 
     def _upgrade(self) -> None:
         """Keep every request of an older version's archive as :func:`kept_text` says, in one

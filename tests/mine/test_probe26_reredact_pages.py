@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from skillopt_sleep.mine import Archive
+from skillopt_sleep.mine._reredact import WIPE_KEY, wipe_free_pages
 from tests.mine.test_probe26_reredact import REQUEST, SECRET, _asked, _file_bytes, previous_rules
 
 
@@ -37,3 +38,28 @@ def test_pages_an_older_version_freed_keep_no_secret(
     with Archive(path) as archive:
         assert archive.requests()
     assert SECRET.encode() not in _file_bytes(path)
+
+
+def _owed(archive: Archive) -> bool:
+    found = archive._db.execute("SELECT 1 FROM meta WHERE key = ?", (WIPE_KEY,)).fetchone()
+    return found is not None
+
+
+def test_a_wipe_the_file_was_too_busy_for_is_done_at_the_next_open(tmp_path: Path) -> None:
+    """A run that starts reading between the redaction's commit and its ``VACUUM`` makes the
+    wipe fail: it stays owed, and the next open does it."""
+    path = tmp_path / "mine-archive.sqlite3"
+    with Archive(path) as archive:
+        archive.add([_asked(REQUEST, "s1", 0)], "2026-11-05")
+        assert not _owed(archive)
+        with archive._db:
+            archive._db.execute("INSERT INTO meta VALUES (?, '1')", (WIPE_KEY,))
+        reader = sqlite3.connect(str(path))
+        reader.execute("BEGIN")
+        reader.execute("SELECT count(*) FROM requests").fetchone()  # a read in progress
+        archive._db.execute("PRAGMA busy_timeout = 0")  # fail at once, not after 5 s
+        wipe_free_pages(archive._db)
+        assert _owed(archive)
+        reader.close()
+    with Archive(path) as archive:
+        assert not _owed(archive)
