@@ -88,7 +88,9 @@ _DESCRIPTION_LINE = re.compile(r'^description: "(?:[^"\\\r\n]|\\.)*"[ \t]*(?=\r?
 
 
 def _topic(intent: str) -> str:
-    return " ".join(stripped(intent).split())[:80].rstrip()
+    """A request as one topic of the description: one line, bounded, and without the "; " that
+    separates topics (a second night would read a request holding it as two topics)."""
+    return " ".join(stripped(intent).replace(";", ",").split())[:80].rstrip()
 
 
 def _description(topics: Sequence[str]) -> str:

@@ -22,3 +22,15 @@ def test_a_topic_cut_at_a_space_leaves_no_space_before_its_separator() -> None:
     long = "make a bibtex entry for the TMLR paper on retrieval augmented generation - need it"
     said = frontmatter_fields(managed_skill_text([long, "summarise the paper"]))["description"]
     assert " ;" not in said and "- need; summarise the paper" in said
+
+
+def test_a_request_holding_the_separator_stays_one_topic_night_after_night() -> None:
+    """Topics are joined with "; ": a request holding one was read back as two topics, and the
+    older topics were pushed out sooner (found by a review)."""
+    from skillopt_sleep.skills.discover import frontmatter_fields
+    from skillopt_sleep.skills.route import managed_skill_text, with_new_topics
+
+    first = managed_skill_text(["bump the deps; then run the tests"])
+    later = with_new_topics(first, ["write the release notes"])
+    topics = frontmatter_fields(later)["description"].split("resembles: ", 1)[1].split("; ")
+    assert topics == ["write the release notes", "bump the deps, then run the tests"]
