@@ -14,6 +14,8 @@ from pathlib import Path
 from skillopt_core.rundir import atomic_write_bytes, link_target
 from skillopt_sleep.install.specs import InstallError
 
+BOM = "\ufeff"  # a UTF-8 byte order mark, as Windows editors save it; the harnesses read past it
+
 MOVE_ASIDE = "move {path} aside (or fix it), then run the same command again"
 
 

@@ -55,12 +55,9 @@ def find_block(text: str) -> tuple[int, int] | None:
     return start, end
 
 
-BOM = "\ufeff"
-
-
 def _toml(text: str) -> dict[str, Any]:
     """``text`` as TOML, a leading byte order mark ignored (Codex reads such a file)."""
-    parsed: dict[str, Any] = tomllib.loads(text.removeprefix(BOM))
+    parsed: dict[str, Any] = tomllib.loads(text.removeprefix(_fs.BOM))
     return parsed
 
 
@@ -317,7 +314,7 @@ def undo_block(entry: Entry, dry_run: bool) -> Action:
 
 def _write_rest(entry: Entry, rest: str) -> None:
     path = Path(entry.path)
-    if entry.created and not rest.removeprefix(BOM).strip():
+    if entry.created and not rest.removeprefix(_fs.BOM).strip():
         path.unlink()
         _fs.remove_empty(entry.created_dirs)
     else:

@@ -29,7 +29,6 @@ from skillopt_sleep.install.manifest import Entry, Manifest, sha256
 from skillopt_sleep.install.specs import Action, InstallError, JsonKeySpec, Verb
 
 KEEP_COMMENTS = "we keep your comments: rewriting the file would drop them"
-BOM = "\ufeff"  # a byte order mark, as editors on Windows save it
 
 
 def load_config(path: Path, *, lenient: bool) -> tuple[dict[str, Any], bool]:
@@ -38,7 +37,7 @@ def load_config(path: Path, *, lenient: bool) -> tuple[dict[str, Any], bool]:
     text = _fs.read_text(path)
     if text is None:
         return {}, False
-    text = text.removeprefix(BOM)  # Copilot CLI and VS Code read past it; kept on rewrite
+    text = text.removeprefix(_fs.BOM)  # Copilot CLI and VS Code read past it; kept on rewrite
     stripped = jsonc.strip_jsonc(text) if lenient else jsonc.Stripped(text, False)
     if not stripped.text.strip():
         return {}, stripped.comments
@@ -88,7 +87,7 @@ def _canon(value: Any) -> str:
 def _dump_json(path: Path, data: dict[str, Any]) -> None:
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     json.loads(text)  # what we write must read back; a ValueError here is our bug, not the user's
-    bom = BOM if (_fs.read_text(path) or "").startswith(BOM) else ""
+    bom = _fs.BOM if (_fs.read_text(path) or "").startswith(_fs.BOM) else ""
     _fs.write(path, (bom + text).encode("utf-8"))
 
 

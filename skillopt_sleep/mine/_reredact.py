@@ -21,6 +21,7 @@ from skillopt_core.redaction import Redactor
 from skillopt_sleep.mine.archive import (
     candidate_from_json,
     candidate_to_json,
+    forget_unasked,
     spec_from_json,
     text_hash,
 )
@@ -178,9 +179,7 @@ def _keep_asked(db: sqlite3.Connection) -> None:
         "SET last_night = max(last_night, excluded.last_night)",
         [(h, candidate_from_json(blob).text, ts, night, night) for h, blob, ts, night in orphans],
     )
-    unasked = "SELECT text_hash FROM requests EXCEPT SELECT text_hash FROM occurrences"
-    db.execute(f"DELETE FROM embeddings WHERE text_hash IN ({unasked})")
-    db.execute(f"DELETE FROM requests WHERE text_hash IN ({unasked})")
+    forget_unasked(db)
 
 
 def _families(db: sqlite3.Connection, redacted: _Redacted) -> None:

@@ -87,6 +87,16 @@ def kept_text(text: str) -> str | None:
 _CANDIDATE_FIELDS = fields(Candidate)
 
 
+def forget_unasked(db: sqlite3.Connection) -> None:
+    """Forget the requests no occurrence asks any more (and their cached encodings): a turn
+    delivered again (its session resumed) under another text (a later version redacts or cuts
+    it otherwise) moved its occurrence, and its old text, maybe with a secret the new rules
+    redact, must not be clustered or replayed again."""
+    unasked = "SELECT text_hash FROM requests EXCEPT SELECT text_hash FROM occurrences"
+    db.execute(f"DELETE FROM embeddings WHERE text_hash IN ({unasked})")
+    db.execute(f"DELETE FROM requests WHERE text_hash IN ({unasked})")
+
+
 def candidate_to_json(candidate: Candidate) -> str:
     # a shallow dict (``asdict`` deep-copies every field: most of a first night's archiving)
     data: dict[str, Any] = {f.name: getattr(candidate, f.name) for f in _CANDIDATE_FIELDS}
@@ -240,17 +250,8 @@ class Archive:
                     "last_night = max(last_night, excluded.last_night), first_seen = min(first_seen, excluded.first_seen)",
                     (digest, c.text, stamp, night, night),
                 )
-            self._forget_unasked()
+            forget_unasked(self._db)
         return new
-
-    def _forget_unasked(self) -> None:
-        """Forget the requests no occurrence asks any more: a turn delivered again (its session
-        resumed) under another text (a later version redacts or cuts it otherwise) moved its
-        occurrence, and its old text, maybe with a secret the new rules redact, must not be
-        clustered or replayed again."""
-        unasked = "SELECT text_hash FROM requests EXCEPT SELECT text_hash FROM occurrences"
-        self._db.execute(f"DELETE FROM embeddings WHERE text_hash IN ({unasked})")
-        self._db.execute(f"DELETE FROM requests WHERE text_hash IN ({unasked})")
 
     def requests(self) -> list[tuple[str, str, str | None, str | None, datetime, str]]:
         """(text hash, text, family, split, first seen, last night) for every request, oldest first."""
