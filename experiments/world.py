@@ -119,4 +119,14 @@ def isolated_world(
             os.environ.pop(name, None)
         os.environ.update(saved)
         if keep is None:
-            shutil.rmtree(root, ignore_errors=True)
+            _remove(root)
+
+
+def _remove(root: Path) -> None:
+    """``rmtree`` that a SIGTERM or Ctrl-C (raised as an exception mid-way) does not leave half
+    done: a run stopped as it finished left its temporary world behind."""
+    try:
+        shutil.rmtree(root, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(root, ignore_errors=True)
+        raise

@@ -84,3 +84,28 @@ def test_sigterm_stops_a_sweeps_workers(tmp: Path, tmp_path: Path) -> None:
         time.sleep(0.1)
     assert not _running(str(out)), "a worker outlived the sweep"
     assert not list(tmp.iterdir())
+
+
+def test_a_stop_during_the_worlds_removal_still_removes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A SIGTERM that lands while the finished run removes its world (seen once in CI)."""
+    import shutil
+
+    from experiments import world
+
+    root = tmp_path / "skillopt-exp-x"
+    (root / "dev" / "a").mkdir(parents=True)
+    real = shutil.rmtree
+    calls = []
+
+    def stopped_once(path: Path, ignore_errors: bool = False) -> None:
+        calls.append(path)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+        real(path, ignore_errors=ignore_errors)
+
+    monkeypatch.setattr(world.shutil, "rmtree", stopped_once)
+    with pytest.raises(KeyboardInterrupt):
+        world._remove(root)
+    assert not root.exists()
