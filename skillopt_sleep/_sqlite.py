@@ -40,3 +40,29 @@ def guarded(location: str, what: str, damaged_hint: str) -> Iterator[None]:
             f"{what} {location} cannot be created: {exc.strerror or exc}",
             hint="check the state directory (--state-dir) exists and is writable",
         ) from None
+
+
+# Stores that keep redacted text (the harvest index, the miner's archive) record the rules it was
+# redacted with, and redact it again under other rules (see ``rules_fingerprint``).
+FINGERPRINT_KEY = "redaction-rules"
+WIPE_KEY = "free-pages-to-wipe"  # set with a redaction, cleared once the file is rewritten
+
+
+def stored_fingerprint(db: sqlite3.Connection) -> str | None:
+    """The redaction rules' fingerprint a store's ``meta`` table records (None: never recorded)."""
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (FINGERPRINT_KEY,)).fetchone()
+    return str(row[0]) if row else None
+
+
+def wipe_free_pages(db: sqlite3.Connection) -> None:
+    """Rewrite the file (``VACUUM``) once after a redaction, outside any transaction: pages an
+    older version freed without ``secure_delete`` may still hold the old text. Owed until done:
+    a file another connection holds is wiped at a later open."""
+    if db.execute("SELECT 1 FROM meta WHERE key = ?", (WIPE_KEY,)).fetchone() is None:
+        return
+    try:
+        db.execute("VACUUM")
+    except sqlite3.OperationalError:  # busy: another run reads it; the next open wipes it
+        return
+    with db:
+        db.execute("DELETE FROM meta WHERE key = ?", (WIPE_KEY,))

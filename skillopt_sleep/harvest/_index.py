@@ -20,7 +20,8 @@ memory and takes no write lock. Readers wait up to ``BUSY_TIMEOUT_S`` for a comm
 ``BusyError`` (never a raw "database is locked"). A recording run purges the rows of files
 confirmed gone in the same transaction (:meth:`HarvestIndex.purge`): transcripts the harnesses
 delete (Claude Code after 30 days) leave no row behind, and SQLite reuses the pages they held.
-The file is 0600 in a 0700 directory (SQLite gives its journal the same mode). A rollback
+The file is 0600 in a 0700 directory (SQLite gives its journal the same mode). Stored text is
+redacted again when the redaction rules change (see ``_reseal``). A rollback
 journal, not WAL: a cold harvest writes tens of MB of fresh pages, which WAL would write twice.
 """
 
@@ -37,9 +38,11 @@ from typing import Any
 import orjson
 
 from skillopt_core.errors import BusyError, StorageError
-from skillopt_sleep._sqlite import guarded
+from skillopt_core.redaction import rules_fingerprint
+from skillopt_sleep._sqlite import guarded, wipe_free_pages
 from skillopt_sleep.harvest._events import FileState
 from skillopt_sleep.harvest._lines import FileId
+from skillopt_sleep.harvest._reseal import is_current, reseal, reseal_index
 
 SCHEMA_VERSION = "4"
 INDEX_NAME = "harvest-index.sqlite3"
@@ -156,6 +159,7 @@ class HarvestIndex:
         self._project = ""
         self._generation = ""
         self._record = True
+        self._stale = False  # a read-only run under other redaction rules than the stored text's
         self._writing = False
         # session key -> in-scope path digests: committed (loaded with ``rows``) and this run's;
         # tuples, not sets: nearly every session has one file, and a run holds one per session
@@ -220,7 +224,12 @@ class HarvestIndex:
         self._clear()
         self._project = digest(project)
         self._record = record
+        fingerprint = rules_fingerprint()
         with _guarded(self._where):
+            if record:  # stored text redacted under other rules is redacted again, on disk
+                reseal_index(self._db, fingerprint)
+                wipe_free_pages(self._db)
+            self._stale = not record and not is_current(self._db, fingerprint)
             row = self._db.execute(
                 "SELECT value FROM meta WHERE key=?", (self._generation_key(),)
             ).fetchone()
@@ -288,7 +297,8 @@ class HarvestIndex:
             row = self._db.execute(
                 "SELECT state FROM files WHERE project=? AND fkey=?", (self._project, fkey)
             ).fetchone()
-        return unpack(row[0] if row else None)
+        state = unpack(row[0] if row else None)
+        return reseal(state) if self._stale else state
 
     def holds_state(self, fkey: str) -> bool:
         """Whether :meth:`state` has ``fkey`` as this run left it."""

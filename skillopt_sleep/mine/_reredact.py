@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from skillopt_core.redaction import Redactor
+from skillopt_sleep._sqlite import FINGERPRINT_KEY, WIPE_KEY, stored_fingerprint
 from skillopt_sleep.mine.archive import (
     candidate_from_json,
     candidate_to_json,
@@ -28,8 +29,6 @@ from skillopt_sleep.mine.archive import (
 from skillopt_sleep.mine.candidates import Candidate
 from skillopt_sleep.mine.synth import JudgeSpec
 
-FINGERPRINT_KEY = "redaction-rules"
-WIPE_KEY = "free-pages-to-wipe"  # set with a redaction, cleared once the file is rewritten
 _BATCH = 16  # texts per redaction scan, as the harvest seals them
 _PAGE = 1000  # occurrences read at a time
 
@@ -64,11 +63,6 @@ class _Redacted:
         return found
 
 
-def stored_fingerprint(db: sqlite3.Connection) -> str | None:
-    row = db.execute("SELECT value FROM meta WHERE key = ?", (FINGERPRINT_KEY,)).fetchone()
-    return str(row[0]) if row else None
-
-
 def reredact(db: sqlite3.Connection, redactor: Redactor, fingerprint: str) -> bool:
     """Redact every stored text with ``redactor`` unless the archive was written under
     ``fingerprint`` (its rules); True when it was redacted again."""
@@ -86,20 +80,6 @@ def reredact(db: sqlite3.Connection, redactor: Redactor, fingerprint: str) -> bo
         db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (FINGERPRINT_KEY, fingerprint))
         db.execute("INSERT OR REPLACE INTO meta VALUES (?, '1')", (WIPE_KEY,))
     return True
-
-
-def wipe_free_pages(db: sqlite3.Connection) -> None:
-    """Rewrite the file (``VACUUM``) once after a redaction, outside any transaction: pages an
-    older version freed without ``secure_delete`` may still hold the old text. Owed until done:
-    a file another connection holds is wiped at a later open."""
-    if db.execute("SELECT 1 FROM meta WHERE key = ?", (WIPE_KEY,)).fetchone() is None:
-        return
-    try:
-        db.execute("VACUUM")
-    except sqlite3.OperationalError:  # busy: another run reads it; the next open wipes it
-        return
-    with db:
-        db.execute("DELETE FROM meta WHERE key = ?", (WIPE_KEY,))
 
 
 def _requests(db: sqlite3.Connection, redacted: _Redacted) -> None:

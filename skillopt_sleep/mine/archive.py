@@ -159,7 +159,8 @@ class Archive:
     def _redact_again(self) -> None:
         """Redact every stored text again when the redaction rules changed since it was stored."""
         from skillopt_core.redaction import default_redactor, rules_fingerprint
-        from skillopt_sleep.mine._reredact import reredact, wipe_free_pages
+        from skillopt_sleep._sqlite import wipe_free_pages
+        from skillopt_sleep.mine._reredact import reredact
 
         redactor = default_redactor()
         reredact(self._db, redactor, rules_fingerprint(redactor))

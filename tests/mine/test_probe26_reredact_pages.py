@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from skillopt_sleep._sqlite import WIPE_KEY, wipe_free_pages
 from skillopt_sleep.mine import Archive
-from skillopt_sleep.mine._reredact import WIPE_KEY, wipe_free_pages
 from tests.mine.test_probe26_reredact import REQUEST, SECRET, _asked, _file_bytes, previous_rules
 
 
