@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from skillopt_core.errors import BusyError, StorageError
@@ -96,8 +97,23 @@ def _record_holder(fd: int, what: str) -> None:
         os.write(fd, f"{os.getpid()}\n{what}".encode())
 
 
+@dataclass(frozen=True)
+class Holder:
+    """Who holds a lock, as it recorded itself: its pid and the command (``what``)."""
+
+    pid: str
+    what: str
+
+
 def holder(directory: Path) -> str | None:
     """The pid recorded by the process holding ``directory``'s lock, or None when it is free."""
+    held = held_by(directory)
+    return held.pid if held else None
+
+
+def held_by(directory: Path) -> Holder | None:
+    """The process holding ``directory``'s lock (``unknown`` where it recorded nothing yet), or
+    None when it is free."""
     path = directory / ".lock"
     try:
         fd = os.open(path, os.O_RDWR)
@@ -107,6 +123,7 @@ def holder(directory: Path) -> str | None:
         if _try_lock(fd):
             return None
         os.lseek(fd, 0, os.SEEK_SET)
-        return os.read(fd, 64).decode("ascii", "replace").partition("\n")[0].strip() or "unknown"
+        pid, _, what = os.read(fd, 256).decode("utf-8", "replace").partition("\n")
+        return Holder(pid.strip() or "unknown", what.strip() or "unknown")
     finally:
         os.close(fd)

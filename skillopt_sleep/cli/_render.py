@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+
+from skillopt_sleep.engine.records import NIGHT_COMMAND
 
 
 def missing_project_note(root: Path, sessions: int) -> str:
@@ -64,6 +66,13 @@ def night_summary(report: Any) -> None:
         )
 
 
+def _running_line(running: Mapping[str, str]) -> str:
+    """What holds the project's lock: a night, or an adopt, a rollback or a reject."""
+    command = running.get("command", "")
+    doing = "a night" if command in ("", "unknown", NIGHT_COMMAND) else escape(command)
+    return f"{doing} is running now (pid {escape(running['pid'])})"
+
+
 def status_table(status: Any) -> None:
     console = _console()
     console.print(
@@ -71,7 +80,7 @@ def status_table(status: Any) -> None:
         soft_wrap=True,  # never a path cut in two, on a terminal or in a log
     )
     if status.running:
-        console.print(f"a night is running now (pid {status.running['pid']})")
+        console.print(_running_line(status.running))
     table = Table(title="Last nights")
     _id_column(table, "night", [night.night_id for night in status.nights])
     for column in ("outcome", "sess.", "tasks", "edits", "held-out", "cost"):  # fits 80 columns

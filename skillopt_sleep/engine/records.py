@@ -163,6 +163,9 @@ class StagedReport:
     latest_message: str = ""  # what that night said (why it staged nothing)
 
 
+NIGHT_COMMAND = "skillopt-sleep night"  # how a night names itself in the project's lock
+
+
 @dataclass(frozen=True)
 class Status:
     project: str
@@ -172,7 +175,8 @@ class Status:
     schedule: Mapping[str, Any]
     backends: Mapping[str, str]
     archive: Mapping[str, int]
-    running: Mapping[str, Any] | None = None  # the holder of the night lock, if one runs now
+    # what holds the project's lock now, if anything: {"pid", "command"} (a night, an adopt...)
+    running: Mapping[str, Any] | None = None
     health: Mapping[str, str] = field(default_factory=dict)
     ended_since_last_night: int = 0  # sessions the Claude Code SessionEnd hook recorded
     interrupted: tuple[str, ...] = ()  # an adopt or rollback cut short, and what recovers it

@@ -36,9 +36,10 @@ from typing import Any
 
 from skillopt_core import rundir
 from skillopt_core.errors import StorageError
-from skillopt_core.lock import exclusive, holder
+from skillopt_core.lock import Holder, exclusive, held_by
 from skillopt_core.rundir import atomic_write_bytes
 from skillopt_sleep.engine.jsonlines import append_line, read_lines
+from skillopt_sleep.engine.records import NIGHT_COMMAND
 from skillopt_sleep.engine.storage import (
     make_private_dir,
     make_private_file,
@@ -290,12 +291,17 @@ class ProjectState:
         )
 
     @contextmanager
-    def night_lock(self, what: str = "skillopt-sleep night") -> Iterator[None]:
+    def night_lock(self, what: str = NIGHT_COMMAND) -> Iterator[None]:
         """Exclusive for one night per project; a second one fails at once (BusyError, exit 5)."""
         self.ensure()
         with exclusive(self.root, what):
             yield
 
     def running(self) -> str | None:
-        """The pid of a night running now, or None."""
-        return holder(self.root) if self.root.is_dir() else None
+        """The pid of what holds the project's lock now (a night, an adopt...), or None."""
+        held = self.lock_holder()
+        return held.pid if held else None
+
+    def lock_holder(self) -> Holder | None:
+        """What holds the project's lock now (its pid and command), or None."""
+        return held_by(self.root) if self.root.is_dir() else None

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from skillopt_core.lock import Holder
 from skillopt_sleep.engine.records import NightSummary, Proposal, Status
 from skillopt_sleep.engine.state import ProjectState, read_json, read_lines
 
@@ -91,7 +92,7 @@ def status(project: PathLike, *, limit: int = 10, check_backends: bool = False) 
             "judge": config.backends.judge,
         },
         archive=archive,
-        running={"pid": running} if running else None,
+        running={"pid": running.pid, "command": running.what} if running else None,
         health=backend_health(config) if check_backends else {},
         ended_since_last_night=_ended_sessions(state, nights[-1].started_at if nights else ""),
         interrupted=unfinished,
@@ -201,15 +202,15 @@ def interrupted(project: PathLike) -> list[str]:
     return transaction.interrupted(ProjectState(project))
 
 
-def _unfinished_transactions(state: ProjectState) -> tuple[str | None, tuple[str, ...]]:
+def _unfinished_transactions(state: ProjectState) -> tuple[Holder | None, tuple[str, ...]]:
     """The lock's holder, and the adopts and rollbacks the journal shows unfinished. While a
     command holds the lock, one it is writing looks interrupted (its "begin" has no "done" yet),
     and whatever it holds the lock for recovers a truly interrupted one first: none is named
     then. The lock is tested before and after the journal is read, so one that began or ended
     meanwhile is not taken for interrupted either."""
-    before = state.running()
+    before = state.lock_holder()
     found = interrupted(state.project)
-    after = state.running() if found else before
+    after = state.lock_holder() if found else before
     if before or after:
         return before or after, ()
     return None, tuple(found)
