@@ -28,23 +28,31 @@ journal, not WAL: a cold harvest writes tens of MB of fresh pages, which WAL wou
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import sqlite3
 from collections.abc import Collection, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from skillopt_core.errors import BusyError, StorageError
+from skillopt_core.errors import BusyError
 from skillopt_core.redaction import rules_fingerprint
 from skillopt_sleep._sqlite import guarded, wipe_free_pages
 from skillopt_sleep.harvest._events import FileState
+from skillopt_sleep.harvest._index_schema import (
+    COLUMNS,
+    Delivered,
+    FileRow,
+    digest,
+    pack,
+    set_up,
+    unpack,
+)
 from skillopt_sleep.harvest._lines import FileId
 from skillopt_sleep.harvest._reseal import is_current, reseal, reseal_index
 
-SCHEMA_VERSION = "4"
+__all__ = ["BUSY_TIMEOUT_S", "INDEX_NAME", "Delivered", "FileRow", "HarvestIndex", "digest", "pack"]
+
 INDEX_NAME = "harvest-index.sqlite3"
 LOCK_DIR = ".harvest-lock"
 BUSY_TIMEOUT_S = 30.0  # a commit is one short transaction; readers wait for it this long
@@ -54,81 +62,6 @@ def _guarded(location: str) -> contextlib.AbstractContextManager[None]:
     return guarded(
         location, "the harvest index", f"delete {location} to re-read every transcript next run"
     )
-
-
-_FILES = """
-CREATE TABLE IF NOT EXISTS files (
-    project TEXT NOT NULL,
-    fkey TEXT NOT NULL,
-    source TEXT NOT NULL,
-    dev INTEGER NOT NULL, ino INTEGER NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
-    head_len INTEGER NOT NULL, head_hash TEXT NOT NULL,
-    offset INTEGER NOT NULL,
-    session_key TEXT NOT NULL,
-    in_scope INTEGER NOT NULL,
-    place TEXT NOT NULL,
-    state BLOB,
-    PRIMARY KEY (project, fkey)
-)"""
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    _FILES,
-    "CREATE INDEX IF NOT EXISTS files_by_session ON files (project, source, session_key)",
-    """CREATE TABLE IF NOT EXISTS delivered (
-    project TEXT NOT NULL,
-    source TEXT NOT NULL,
-    session_key TEXT NOT NULL,
-    turns INTEGER NOT NULL,
-    last TEXT NOT NULL,
-    PRIMARY KEY (project, source, session_key)
-)""",
-)
-_V3_COLUMNS = (
-    "fkey, source, dev, ino, size, mtime_ns, head_len, head_hash, offset, session_key, in_scope"
-)
-_COLUMNS = f"{_V3_COLUMNS}, place"  # all before the state blob: reading them skips its pages
-_FROM_V3 = (  # schema 3 had no place: its rows are kept with "" (see HarvestIndex.set_places)
-    "ALTER TABLE files RENAME TO files_v3",
-    "DROP INDEX IF EXISTS files_by_session",
-    _FILES,
-    f"INSERT INTO files (project, {_V3_COLUMNS}, place, state)"
-    f" SELECT project, {_V3_COLUMNS}, '', state FROM files_v3",
-    "DROP TABLE files_v3",
-)
-
-
-def digest(text: str) -> str:
-    """The key a path or project root is stored under (it is never stored as text)."""
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-
-
-@dataclass(frozen=True)
-class FileRow:
-    fkey: str  # digest(path)
-    source: str
-    fid: FileId
-    offset: int
-    session_key: str
-    in_scope: bool
-    place: str = ""  # :func:`place`; "" for a row written before places were recorded
-
-
-@dataclass(frozen=True)
-class Delivered:
-    """What was emitted of a session: how many turns, and a fingerprint of the last one."""
-
-    turns: int
-    last: str
-
-
-def pack(state: FileState) -> bytes:
-    return orjson.dumps(state.to_json())
-
-
-def unpack(blob: bytes | None) -> FileState:
-    if not blob:
-        return FileState()
-    return FileState.from_json(orjson.loads(blob))
 
 
 def _add(table: dict[tuple[str, str], tuple[str, ...]], key: tuple[str, str], fkey: str) -> None:
@@ -172,44 +105,7 @@ class HarvestIndex:
 
                 private_file(private_dir(location.parent) / location.name)
             self._db = sqlite3.connect(str(location), isolation_level=None, timeout=BUSY_TIMEOUT_S)
-            self._setup()
-
-    def _setup(self) -> None:
-        db = self._db
-        with contextlib.suppress(sqlite3.OperationalError):  # another connection keeps it WAL
-            db.execute("PRAGMA journal_mode=TRUNCATE")
-        if self._schema() == SCHEMA_VERSION:
-            return
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            found = self._schema()  # again, under the lock: another run may have set it up
-            if found == "3":
-                for statement in _FROM_V3:
-                    db.execute(statement)
-            elif found is not None and found.isdigit() and int(found) > int(SCHEMA_VERSION):
-                raise StorageError(
-                    f"the harvest index {self._where} was written by a newer skillopt-sleep "
-                    f"(schema {found}); nothing was changed",
-                    hint="run the newer version (restart a daemon or MCP server that still runs "
-                    "an older one), or delete the index to read every transcript again",
-                )
-            elif found is not None and found != SCHEMA_VERSION:  # read everything afresh
-                for table in ("files", "delivered", "meta"):
-                    db.execute(f"DROP TABLE IF EXISTS {table}")
-            for statement in _SCHEMA:
-                db.execute(statement)
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-
-    def _schema(self) -> str | None:
-        """The layout version the file holds; None for a fresh file (no meta yet)."""
-        with contextlib.suppress(sqlite3.OperationalError):
-            row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-            return str(row[0]) if row else None
-        return None
+            set_up(self._db, self._where)
 
     @classmethod
     def for_state_dir(cls, state_dir: Path) -> HarvestIndex:
@@ -271,7 +167,7 @@ class HarvestIndex:
         """Every committed file row of one source, keyed by path digest (no state blobs)."""
         with _guarded(self._where):
             cursor = self._db.execute(
-                f"SELECT {_COLUMNS} FROM files WHERE project=? AND source=?",
+                f"SELECT {COLUMNS} FROM files WHERE project=? AND source=?",
                 (self._project, source),
             )
             places: dict[str, str] = {}
@@ -329,7 +225,7 @@ class HarvestIndex:
         if row.in_scope:  # a worker's read arrives packed (its state was not shipped)
             blob = packed or (pack(state) if state is not None else None)
         self._write(
-            f"INSERT OR REPLACE INTO files (project, {_COLUMNS}, state)"
+            f"INSERT OR REPLACE INTO files (project, {COLUMNS}, state)"
             " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 self._project,

@@ -24,6 +24,7 @@ from typing import Any
 from skillopt_core.redaction import redact, redact_many
 from skillopt_sleep._sqlite import FINGERPRINT_KEY, WIPE_KEY, stored_fingerprint
 from skillopt_sleep.harvest._events import FileState, seal
+from skillopt_sleep.harvest._index_schema import pack, unpack
 
 _PAGE = 500  # file rows read and rewritten at a time
 _BATCH = 16  # strings per redaction scan
@@ -81,8 +82,6 @@ def reseal_index(db: sqlite3.Connection, fingerprint: str) -> bool:
     """Redact every stored state and session key again unless the index is current; True when
     it was. One transaction (a kill mid-way leaves the index as it was); then the file is owed a
     rewrite (:func:`~skillopt_sleep._sqlite.wipe_free_pages`)."""
-    from skillopt_sleep.harvest._index import pack, unpack
-
     if is_current(db, fingerprint):
         _record(db, fingerprint)
         return False
