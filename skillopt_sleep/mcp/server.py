@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
-from mcp.server.mcpserver import MCPServer, Resolve
+from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import ListRootsResult, ToolAnnotations
@@ -30,7 +30,24 @@ from skillopt_core.errors import EXIT_ERROR, SkillOptError, UsageError
 from skillopt_sleep import __version__
 from skillopt_sleep._display import displayable
 from skillopt_sleep.engine.records import AdoptResult, Status
-from skillopt_sleep.mcp._sdk import ask_roots, known_arguments_only
+from skillopt_sleep.mcp._sdk import known_arguments_only
+from skillopt_sleep.mcp.arguments import (
+    CHANGES_LIVE,
+    MARKS,
+    READ_ONLY,
+    STAGES,
+    STOPS,
+    Backend,
+    FamilyLimit,
+    JobId,
+    MaxCalls,
+    MaxTasks,
+    Project,
+    ProposalId,
+    ProposalLimit,
+    Roots,
+    Sources,
+)
 from skillopt_sleep.mcp.jobs import Jobs, JobView, NightRunner
 from skillopt_sleep.mcp.stdio import serve_stdio
 from skillopt_sleep.mcp.views import (
@@ -62,67 +79,6 @@ INSTRUCTIONS = (
     + "Where a result says to run `skillopt-sleep X`, use the matching tool (X with - as _), "
     "not a shell."
 )
-
-
-def _source_names() -> tuple[str, ...]:
-    from skillopt_sleep.harvest import load_sources
-
-    return tuple(load_sources().names())
-
-
-def _backend_names() -> tuple[str, ...]:
-    from skillopt_core.backends import BACKENDS, _load_builtin_backends
-
-    _load_builtin_backends()  # registers the built-in backends (their SDKs stay unimported)
-    return tuple(BACKENDS.names())
-
-
-SourceName = Literal[_source_names()]  # type: ignore[valid-type]
-BACKEND_PATTERN = rf"^({'|'.join(_backend_names())})(:[^\s]+)?$"
-
-Project = Annotated[
-    str | None,
-    Field(description="Absolute project root (default: the client's workspace root)."),
-]
-ProposalId = Annotated[
-    str | None, Field(description="Proposal id (a night id); default: the latest that applies.")
-]
-Backend = Annotated[
-    str | None,
-    Field(
-        pattern=BACKEND_PATTERN,
-        description="One backend for both roles, NAME[:MODEL] (default: the configured one).",
-    ),
-]
-Sources = Annotated[
-    list[SourceName] | None,  # type: ignore[valid-type]
-    Field(description="Which harnesses' sessions to read (default: the configured ones)."),
-]
-MaxTasks = Annotated[int | None, Field(ge=1, description="Most training tasks replayed.")]
-MaxCalls = Annotated[
-    int | None,
-    Field(
-        ge=0,
-        description="Hard limit on model calls tonight (default: the configured one). "
-        "0 means NO limit, not no calls.",
-    ),
-]
-ProposalLimit = Annotated[
-    int, Field(ge=1, le=200, description="Most proposals listed, the newest.")
-]
-FamilyLimit = Annotated[int, Field(ge=1, le=200, description="Most families listed, the largest.")]
-JobId = Annotated[str | None, Field(description="Job id from run / dry_run.")]
-
-READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-STAGES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=True)
-CHANGES_LIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
-MARKS = ToolAnnotations(
-    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
-)
-STOPS = MARKS  # cancelling ends a night's process; nothing durable is lost, a second call is moot
-
-
-Roots = Annotated[ListRootsResult | None, Resolve(ask_roots)]
 
 
 def os_error_text(exc: OSError) -> str:
