@@ -10,8 +10,6 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from skillopt_sleep.engine.records import NIGHT_COMMAND
-
 
 def missing_project_note(root: Path, sessions: int) -> str:
     """Why ``harvest``/``mine`` found nothing when ``-p`` names no folder, or "".
@@ -68,9 +66,9 @@ def night_summary(report: Any) -> None:
 
 def _running_line(running: Mapping[str, str]) -> str:
     """What holds the project's lock: a night, or an adopt, a rollback or a reject."""
-    command = running.get("command", "")
-    doing = "a night" if command in ("", "unknown", NIGHT_COMMAND) else escape(command)
-    return f"{doing} is running now (pid {escape(running['pid'])})"
+    return (
+        f"{escape(running.get('doing', 'a night'))} is running now (pid {escape(running['pid'])})"
+    )
 
 
 def status_table(status: Any) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from skillopt_core.lock import Holder
-from skillopt_sleep.engine.records import NightSummary, Proposal, Status
+from skillopt_sleep.engine.records import NIGHT_COMMAND, NightSummary, Proposal, Status
 from skillopt_sleep.engine.state import ProjectState, read_json, read_lines
 
 PathLike = str | os.PathLike[str]
@@ -92,7 +92,7 @@ def status(project: PathLike, *, limit: int = 10, check_backends: bool = False) 
             "judge": config.backends.judge,
         },
         archive=archive,
-        running={"pid": running.pid, "command": running.what} if running else None,
+        running=_running(running) if running else None,
         health=backend_health(config) if check_backends else {},
         ended_since_last_night=_ended_sessions(state, nights[-1].started_at if nights else ""),
         interrupted=unfinished,
@@ -200,6 +200,12 @@ def interrupted(project: PathLike) -> list[str]:
     from skillopt_sleep.stage import transaction
 
     return transaction.interrupted(ProjectState(project))
+
+
+def _running(held: Holder) -> dict[str, str]:
+    """The lock's holder for ``status``: its pid, its command, and what it is doing in words."""
+    doing = "a night" if held.what in (NIGHT_COMMAND, "unknown") else held.what
+    return {"pid": held.pid, "command": held.what, "doing": doing}
 
 
 def _unfinished_transactions(state: ProjectState) -> tuple[Holder | None, tuple[str, ...]]:

@@ -46,3 +46,22 @@ def test_fast_path_matches_typer(args: list[str], tmp_path: Path) -> None:
     env = {**os.environ, "SKILLOPT_SLEEP_HOME": str(tmp_path / "state"), "COLUMNS": "100"}
     argv = ["harvest", "--project", WEBAPP, *homes, *args]
     assert _run(FAST, argv, env) == _run(TYPER, argv, env)
+
+
+def test_harvest_starts_without_the_engine_or_pydantic(tmp_path: Path) -> None:
+    """Start-up is part of every harvest's time: the command needs neither the night's engine
+    nor pydantic (its config schema), which cost about 80 ms to import."""
+    code = (
+        "import sys\nfrom skillopt_sleep.cli import main\nsys.argv[0] = 'skillopt-sleep'\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "heavy = sorted(m for m in sys.modules if m == 'pydantic' or m.startswith('skillopt_sleep.engine'))\n"
+        "print('HEAVY', heavy, file=sys.stderr)"
+    )
+    home = tmp_path / ".claude"
+    (home / "projects").mkdir(parents=True)
+    args = ["harvest", "-p", WEBAPP, "--claude-home", str(home), "-s", "claude",
+            "--state-dir", str(tmp_path / "state")]  # fmt: skip
+    env = {**os.environ, "HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          env=env, timeout=120)  # fmt: skip
+    assert "HEAVY []" in done.stderr, done.stderr
