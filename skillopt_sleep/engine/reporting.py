@@ -359,7 +359,7 @@ def stage_report(
         "families.md": render_families(staged),
         "report.json": dumps(staged, indent=2, ascii_only=True) + "\n",
     }
-    stage(state, report.night_id, files, reports)
+    stage(state, report.night_id, files, reports, created_at=report.finished_at)
     return staged
 
 

@@ -148,8 +148,10 @@ def stage(
     night_id: str,
     changes: Sequence[FileChange],
     reports: dict[str, str],
+    created_at: str = "",
 ) -> Path:
-    """Write the proposal atomically and return its directory."""
+    """Write the proposal atomically and return its directory. ``created_at``: when the night
+    finished, on its clock (a demo's simulated one); default now."""
     final = state.proposal_dir(night_id)
     staging_root = make_private_dir(final.parent)
     for leftover in staging_root.glob(".tmp-*"):
@@ -184,7 +186,7 @@ def stage(
             {
                 "night_id": night_id,
                 "project": str(state.project),
-                "created_at": datetime.now(timezone.utc).isoformat(),
+                "created_at": created_at or datetime.now(timezone.utc).isoformat(),
                 "state": "pending",
                 "files": files,
             },

@@ -287,3 +287,6 @@ def test_a_night_on_a_given_clock_reports_how_long_it_really_took(world: World) 
     report = run_night(world.webapp, config, home=world.home, now=moment)
     finished = datetime.fromisoformat(report.finished_at)
     assert moment <= finished < moment + timedelta(minutes=5)
+    # and its proposal is stamped on that clock too (it said the real day, months later)
+    (shown,) = list_proposals(world.webapp)
+    assert report.proposal and shown.created_at == report.finished_at
