@@ -2,7 +2,9 @@
 
 System font stacks only, colours as custom properties so a dark palette can swap them (the
 SVG charts are styled by the same classes), and one breakpoint for phones. Free text wraps
-anywhere rather than widening the page: a 390px phone must never scroll sideways.
+anywhere rather than widening the page: a 390px phone must never scroll sideways. Elements
+holding user- or model-written text take their direction from it (``unicode-bidi: plaintext``),
+so a Hebrew or Arabic request reads right to left without reordering the report's own words.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ section{scroll-margin-top:48px}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;
 font-size:.88em}
 code{overflow-wrap:anywhere}
+:not(pre)>code,q,b[title],.badge,td.path,figcaption span{unicode-bidi:plaintext}
+pre:not(.diff){unicode-bidi:plaintext}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:4px 0 10px;padding:10px 12px;
 background:var(--card);border:1px solid var(--line);border-radius:6px}
 .kicker{margin:20px 0 2px;color:var(--muted);font-size:.85rem;text-transform:uppercase;

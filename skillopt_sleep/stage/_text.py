@@ -243,13 +243,14 @@ def night_points(report: NightReport) -> list[NightPoint]:
     return list(points.values())
 
 
-_NIGHT_ID = re.compile(r"^(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})")
+_NIGHT_ID = re.compile(r"^(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(?:\d{2})?(?:-(\d+))?$")
 
 
 def night_label(night_id: str) -> str:
-    """A short axis label: ``11-23 03:17`` for ``20261123-031700``; other ids as they are."""
+    """A short axis label: ``11-23 03:17`` for ``20261123-031700``; a second night started in
+    the same second (``20261123-031700-2``) is ``11-23 03:17 #2``; other ids as they are."""
     match = _NIGHT_ID.match(night_id)
     if not match:
         return one_line(night_id, 14)
-    _, month, day, hour, minute = match.groups()
-    return f"{month}-{day} {hour}:{minute}"
+    _, month, day, hour, minute, again = match.groups()
+    return f"{month}-{day} {hour}:{minute}" + (f" #{again}" if again else "")

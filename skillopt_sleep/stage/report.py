@@ -16,12 +16,14 @@ cut names the staged file that has the whole; ``render_families`` writes ``famil
 
 Requests, edits and paths are user- or model-written: the HTML escapes every one of them, and
 the Markdown escapes inline text and fences blocks with a fence longer than any backtick run in
-them, so ``<script>``, a stray ``` or a ``|`` cannot change the report's structure. Control and
-bidi-format characters in them are shown as escapes (:mod:`skillopt_sleep._display`).
+them, so ``<script>``, a stray ``` or a ``|`` cannot change the report's structure (nor can a
+"- x" or "---" that starts a line). Control and bidi-format characters and lone surrogates in
+them are shown as escapes (:mod:`skillopt_sleep._display`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import PurePath
 from typing import TYPE_CHECKING
@@ -30,17 +32,49 @@ from skillopt_sleep._display import displayable
 from skillopt_sleep.stage import _bounds as b
 from skillopt_sleep.stage import _html
 from skillopt_sleep.stage import _text as t
-from skillopt_sleep.stage._markdown import code, fence, indent, inline, table
+from skillopt_sleep.stage._markdown import code, fence, inline, table
 
 if TYPE_CHECKING:
     from skillopt_sleep.engine.records import EditView, FamilyView, NightReport
 
 __all__ = ["render_families", "render_html", "render_markdown", "with_note"]
 
+# Also shown as escapes here: a lone surrogate (half an emoji cut by a harness that counts UTF-16
+# units, or a model's "\\ud83d") cannot be written as UTF-8, so staging would fail after the
+# night's every call; U+061C ARABIC LETTER MARK is a bidi mark like U+200F, which
+# skillopt_sleep._display does not list yet.
+_ALSO_SHOWN = {c: f"\\u{c:04x}" for c in (*range(0xD800, 0xE000), 0x061C)}
+
+
+def _shown(text: str) -> str:
+    """The rendered report as it is written: control, bidi-format and lone surrogate
+    characters as visible escapes (:func:`skillopt_sleep._display.displayable` and
+    :data:`_ALSO_SHOWN`)."""
+    return displayable(text).translate(_ALSO_SHOWN)
+
+
+_BLOCK_START = re.compile(r"^(?:([-+=])|(\d{1,9})([.)])(?=\s|$))")
+
+
+def _lead(text: object) -> str:
+    """:func:`inline` text that starts a line or a list item: a leading ``-``, ``+``, ``=`` or
+    ``1.`` escaped too, so a request or a message such as "- x", "1. y" or "---" is shown as
+    written rather than opening a list or drawing a rule."""
+    return _BLOCK_START.sub(
+        lambda m: f"\\{m[1]}" if m[1] else f"{m[2]}\\{m[3]}", inline(text), count=1
+    )
+
+
+def _indent(block: str, width: int) -> str:
+    """Indent a block by ``width`` spaces, the content column of the list item it belongs to
+    ("1. " needs 3, "10. " needs 4: a block indented less ends the list)."""
+    pad = " " * width
+    return "\n".join(pad + line if line else line for line in block.split("\n"))
+
 
 def render_html(report: NightReport, diff: str) -> str:
     """A self-contained HTML page: inline CSS and SVG, no scripts, no network assets."""
-    return displayable(_html.render(report, diff))
+    return _shown(_html.render(report, diff))
 
 
 def with_note(text: str, kind: str, note: str) -> str:
@@ -49,10 +83,10 @@ def with_note(text: str, kind: str, note: str) -> str:
     if kind == "html":
         import html
 
-        banner = f'<p class="note"><strong>{html.escape(displayable(note))}</strong></p>'
+        banner = f'<p class="note"><strong>{html.escape(_shown(note))}</strong></p>'
         head, found, rest = text.partition("<main>")
         return f"{head}<main>{banner}{rest}" if found else f"{banner}\n{text}"
-    return f"{inline(displayable(note))}\n\n{text}"
+    return f"{_lead(_shown(note))}\n\n{text}"
 
 
 def _summary(report: NightReport) -> list[str]:
@@ -69,13 +103,13 @@ def _summary(report: NightReport) -> list[str]:
         "",
         inline(t.decision(report)).replace("\\`", "`"),  # our own command names, kept as code
         "",
-        *([inline(report.message), ""] if report.message else []),
+        *([_lead(report.message), ""] if report.message else []),
     ]
 
 
 def _held_out(report: NightReport) -> list[str]:
     held = report.held_out
-    lines = ["## Held-out tasks", "", t.held_out_sentence(held), ""]
+    lines = ["## Held-out tasks", "", inline(t.held_out_sentence(held)), ""]
     if held is not None:
         lines += table(
             ["before", "after", "change", "95% interval", "tasks", "verdict"],
@@ -86,7 +120,7 @@ def _held_out(report: NightReport) -> list[str]:
                     t.pts(held.after - held.before),
                     t.interval(held.ci_low, held.ci_high),
                     str(held.n),
-                    f"**{held.verdict}**",
+                    f"**{inline(held.verdict)}**",
                 ]
             ],
         )
@@ -106,7 +140,7 @@ def _validation(report: NightReport) -> list[str]:
         rows.append(
             [
                 name,
-                c.kind,
+                inline(c.kind),
                 t.pct(c.val_before),
                 t.pct(c.val_after),
                 t.pts(c.val_after - c.val_before),
@@ -177,7 +211,7 @@ def _family(f: FamilyView, *, full: bool, whole: str = b.FAMILIES_FILE) -> list[
     if examples:
         lines.append(f"- Example requests{_more(examples, f.examples, whole)}:")
         shown = (t.one_line(x) if full else t.one_line(x, b.CARD_CHARS) for x in examples)
-        lines.extend(f"  - {inline(x)}" for x in shown)
+        lines.extend(f"  - {_lead(x)}" for x in shown)
     lines.append("")
     return lines
 
@@ -203,16 +237,18 @@ def _families(report: NightReport) -> list[str]:
 
 def _edit(number: int, edit: EditView) -> list[str]:
     flags = " · **harmful**" if edit.harmful else ""
+    marker = f"{number}. "
+    pad = " " * len(marker)
     lines = [
-        f"{number}. **{inline(edit.op)}** in {inline(t.skill_label(edit.skill))} · "
+        f"{marker}**{inline(edit.op)}** in {inline(t.skill_label(edit.skill))} · "
         f"step {edit.step} · {t.pts(edit.delta)}{flags}",
         "",
     ]
     for label, text in (("Anchor", edit.anchor), ("Content", edit.content)):
         if text:
-            lines += [f"   {label}:", "", indent(fence(text, "text")), ""]
+            lines += [f"{pad}{label}:", "", _indent(fence(text, "text"), len(pad)), ""]
     if edit.rationale:
-        lines += [f"   Why: {inline(edit.rationale)}", ""]
+        lines += [f"{pad}Why: {inline(edit.rationale)}", ""]
     return lines
 
 
@@ -275,9 +311,9 @@ def _usage(report: NightReport) -> list[str]:
         ),
         "",
     ]
-    details = [f"- {inline(k)}: {float(v):.2f} s" for k, v in report.stage_seconds.items()]
+    details = [f"- {_lead(k)}: {float(v):.2f} s" for k, v in report.stage_seconds.items()]
     details += [
-        f"- {inline(role)} backend: {inline(spec)}" for role, spec in report.backends.items()
+        f"- {_lead(role)} backend: {inline(spec)}" for role, spec in report.backends.items()
     ]
     if report.embedder:
         details.append(f"- embedder: {inline(report.embedder)}")
@@ -299,7 +335,7 @@ def render_markdown(report: NightReport, diff: str) -> str:
         *_families(report),
         *_usage(report),
     ]
-    return displayable("\n".join(lines))
+    return _shown("\n".join(lines))
 
 
 def render_families(report: NightReport) -> str:
@@ -315,4 +351,4 @@ def render_families(report: NightReport) -> str:
         lines += ["No recurring task families tonight.", ""]
     for f in b.ranked_families(report):
         lines += _family(f, full=True)
-    return displayable("\n".join(lines))
+    return _shown("\n".join(lines))
