@@ -3,7 +3,8 @@
 A request or an edit can hold bytes that act on whoever reads them rather than being read: an
 ESC starts a terminal escape sequence (retitle the window, rewrite the screen), a bidi override
 (U+202E and friends, "Trojan Source") shows text in another order than it is stored, a NUL cuts a
-line in some viewers. Reports and terminal output show each as ``\\u202e`` / ``\\x1b`` instead.
+line in some viewers, and a lone surrogate cannot be written as UTF-8 at all (a report or a terminal
+line holding one fails). Reports and terminal output show each as ``\\u202e`` / ``\\x1b`` instead.
 Tabs and newlines stay; so do joiners (U+200D builds emoji). Text the engine writes into a user's
 file (a skill's frontmatter) drops them instead (:func:`stripped`), with what YAML forbids too.
 """
@@ -11,10 +12,11 @@ file (a skill's frontmatter) drops them instead (:func:`stripped`), with what YA
 from __future__ import annotations
 
 _CONTROLS = [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0)]
-_FORMAT = [0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+_FORMAT = [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+_SURROGATES = range(0xD800, 0xE000)  # alone (half an emoji a UTF-16 count cut): no UTF-8 exists
 _VISIBLE = {
     **{c: f"\\x{c:02x}" for c in _CONTROLS},
-    **{c: f"\\u{c:04x}" for c in _FORMAT},
+    **{c: f"\\u{c:04x}" for c in (*_FORMAT, *_SURROGATES)},
     0x0D: "",  # a carriage return alone would let a line overwrite itself on a terminal
 }
 
@@ -25,7 +27,7 @@ def displayable(text: str) -> str:
 
 
 # and what a YAML or JSON reader refuses: lone surrogates, the byte-order mark, the non-characters
-_DROPPED = dict.fromkeys([*_CONTROLS, *_FORMAT, *range(0xD800, 0xE000), 0xFEFF, 0xFFFE, 0xFFFF])
+_DROPPED = dict.fromkeys([*_CONTROLS, *_FORMAT, *_SURROGATES, 0xFEFF, 0xFFFE, 0xFFFF])
 
 
 def stripped(text: str) -> str:

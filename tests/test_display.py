@@ -20,3 +20,11 @@ def test_ordinary_text_is_untouched() -> None:
 
 def test_terminal_text_is_escaped_for_rich_and_made_displayable() -> None:
     assert escape("[/INST] \x1b]0;t\x07") == "\\[/INST] \\x1b]0;t\\x07"
+
+
+def test_a_lone_surrogate_and_the_arabic_letter_mark_become_escapes() -> None:
+    """A lone surrogate cannot be written as UTF-8 (a terminal line or a report holding one
+    failed); U+061C is a bidi mark like U+200F."""
+    shown = displayable("half \ud83d an emoji, \u061cmark")
+    assert shown == "half \\ud83d an emoji, \\u061cmark"
+    shown.encode("utf-8")

@@ -39,20 +39,6 @@ if TYPE_CHECKING:
 
 __all__ = ["render_families", "render_html", "render_markdown", "with_note"]
 
-# Also shown as escapes here: a lone surrogate (half an emoji cut by a harness that counts UTF-16
-# units, or a model's "\\ud83d") cannot be written as UTF-8, so staging would fail after the
-# night's every call; U+061C ARABIC LETTER MARK is a bidi mark like U+200F, which
-# skillopt_sleep._display does not list yet.
-_ALSO_SHOWN = {c: f"\\u{c:04x}" for c in (*range(0xD800, 0xE000), 0x061C)}
-
-
-def _shown(text: str) -> str:
-    """The rendered report as it is written: control, bidi-format and lone surrogate
-    characters as visible escapes (:func:`skillopt_sleep._display.displayable` and
-    :data:`_ALSO_SHOWN`)."""
-    return displayable(text).translate(_ALSO_SHOWN)
-
-
 _BLOCK_START = re.compile(r"^(?:([-+=])|(\d{1,9})([.)])(?=\s|$))")
 
 
@@ -74,7 +60,7 @@ def _indent(block: str, width: int) -> str:
 
 def render_html(report: NightReport, diff: str) -> str:
     """A self-contained HTML page: inline CSS and SVG, no scripts, no network assets."""
-    return _shown(_html.render(report, diff))
+    return displayable(_html.render(report, diff))
 
 
 def with_note(text: str, kind: str, note: str) -> str:
@@ -83,10 +69,10 @@ def with_note(text: str, kind: str, note: str) -> str:
     if kind == "html":
         import html
 
-        banner = f'<p class="note"><strong>{html.escape(_shown(note))}</strong></p>'
+        banner = f'<p class="note"><strong>{html.escape(displayable(note))}</strong></p>'
         head, found, rest = text.partition("<main>")
         return f"{head}<main>{banner}{rest}" if found else f"{banner}\n{text}"
-    return f"{_lead(_shown(note))}\n\n{text}"
+    return f"{_lead(displayable(note))}\n\n{text}"
 
 
 def _summary(report: NightReport) -> list[str]:
@@ -335,7 +321,7 @@ def render_markdown(report: NightReport, diff: str) -> str:
         *_families(report),
         *_usage(report),
     ]
-    return _shown("\n".join(lines))
+    return displayable("\n".join(lines))
 
 
 def render_families(report: NightReport) -> str:
@@ -351,4 +337,4 @@ def render_families(report: NightReport) -> str:
         lines += ["No recurring task families tonight.", ""]
     for f in b.ranked_families(report):
         lines += _family(f, full=True)
-    return _shown("\n".join(lines))
+    return displayable("\n".join(lines))
