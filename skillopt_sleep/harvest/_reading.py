@@ -10,6 +10,8 @@ which inherit the parent's configured redactor, so user patterns apply there too
 
 from __future__ import annotations
 
+import json
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -173,17 +175,36 @@ def _feed(
 
 
 def _reparse(parse: Callable[[bytes], Any], line: bytes) -> Any:
-    """A line that failed to parse, once more with invalid UTF-8 replaced (None: still bad)."""
+    """A line that failed to parse, once more (None: still bad): invalid UTF-8 replaced, and a
+    lone surrogate escape (``"\\ud83d"``: half an emoji, where a harness cut text by UTF-16
+    units, as JavaScript's ``slice`` does; strict parsers refuse it) read as U+FFFD."""
+    text = line.decode("utf-8", "replace")
+    replaced = text.encode("utf-8")
+    if replaced != line:
+        try:
+            return parse(replaced)
+        except ValueError:
+            pass
+    if "\\u" not in text:
+        return None  # the JSON itself is broken
     try:
-        text = line.decode("utf-8")
-    except UnicodeDecodeError:
-        text = line.decode("utf-8", "replace")
-    else:
-        return None  # valid UTF-8, so the JSON itself is broken
-    try:
-        return parse(text.encode("utf-8"))
-    except ValueError:
+        return _without_surrogates(json.loads(text))
+    except (ValueError, RecursionError):
         return None
+
+
+def _without_surrogates(value: Any) -> Any:
+    """``value`` (parsed JSON) with every lone surrogate in its strings replaced by U+FFFD."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_without_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
+    return value
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a pair was joined by the parser already
 
 
 def _fold(
