@@ -221,7 +221,7 @@ def _usage(report: NightReport) -> str:
         for k, v in report.stage_seconds.items()
     )
     rows += "".join(
-        f"<tr><td>{_e(role)} backend</td><td>{_e(spec)}</td></tr>"
+        f"<tr><td>{_e(role)} backend</td><td>{_e(t.backend_spec(role, spec))}</td></tr>"
         for role, spec in report.backends.items()
     )
     if report.embedder:

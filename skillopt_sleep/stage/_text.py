@@ -79,6 +79,13 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{count(n)} {word if n == 1 else (many or word + 's')}"
 
 
+def backend_spec(role: str, spec: str) -> str:
+    """A role's backend as the reports show it: an unset judge is not a blank but a choice."""
+    if spec:
+        return spec
+    return "none (rule checks only)" if role == "judge" else "none"
+
+
 def one_line(text: str, limit: int = 400) -> str:
     """Collapse whitespace so a request fits a list item; cut long ones with an ellipsis."""
     flat = " ".join(str(text).split())

@@ -70,8 +70,11 @@ def with_note(text: str, kind: str, note: str) -> str:
         import html
 
         banner = f'<p class="note"><strong>{html.escape(displayable(note))}</strong></p>'
-        head, found, rest = text.partition("<main>")
-        return f"{head}<main>{banner}{rest}" if found else f"{banner}\n{text}"
+        for mark in ("<main>", "<body>"):  # an older page may have no <main>
+            head, found, rest = text.partition(mark)
+            if found:
+                return f"{head}{mark}{banner}{rest}"
+        return f"{banner}\n{text}"
     return f"{_lead(displayable(note))}\n\n{text}"
 
 
@@ -299,7 +302,8 @@ def _usage(report: NightReport) -> list[str]:
     ]
     details = [f"- {_lead(k)}: {float(v):.2f} s" for k, v in report.stage_seconds.items()]
     details += [
-        f"- {_lead(role)} backend: {inline(spec)}" for role, spec in report.backends.items()
+        f"- {_lead(role)} backend: {inline(t.backend_spec(role, spec))}"
+        for role, spec in report.backends.items()
     ]
     if report.embedder:
         details.append(f"- embedder: {inline(report.embedder)}")
