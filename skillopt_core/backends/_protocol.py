@@ -54,6 +54,21 @@ class CompletionRequest:
         return "\n\n".join(parts)
 
 
+MAX_TOKENS_PER_CALL = 10**9
+"""More tokens than any one call reports; a larger figure is a broken or hostile server's."""
+
+
+def token_count(value: object) -> int | None:
+    """``value`` as a token figure a reply reported: a whole number from 0 to
+    :data:`MAX_TOKENS_PER_CALL` (an integral float counts), else None (null, negative, text, a
+    fraction, a bool, absurdly large), so that the caller counts an estimate instead."""
+    if isinstance(value, float) and value.is_integer() and abs(value) <= MAX_TOKENS_PER_CALL:
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value if 0 <= value <= MAX_TOKENS_PER_CALL else None
+
+
 @dataclass(frozen=True)
 class Usage:
     input_tokens: int = 0
@@ -62,6 +77,13 @@ class Usage:
     @property
     def total_tokens(self) -> int:
         return self.input_tokens + self.output_tokens
+
+    def checked(self) -> Usage | None:
+        """This usage if both figures are real token counts (:func:`token_count`), else None."""
+        counts = (token_count(self.input_tokens), token_count(self.output_tokens))
+        if counts[0] is None or counts[1] is None:
+            return None
+        return Usage(counts[0], counts[1])
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(

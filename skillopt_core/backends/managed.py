@@ -23,10 +23,23 @@ from skillopt_core.backends._protocol import (
     Message,
     Usage,
 )
-from skillopt_core.backends.budget import CallRecord, Ledger, Reservation, estimate_call
+from skillopt_core.backends.budget import (
+    CallEstimate,
+    CallRecord,
+    Ledger,
+    Reservation,
+    estimate_call,
+)
 from skillopt_core.backends.options import deadline_seconds
 from skillopt_core.backends.pricing import FREE, Price
-from skillopt_core.backends.retry import RetryPolicy, RetryStats, TransientError, call_with_retries
+from skillopt_core.backends.retry import (
+    PassingUnavailable,
+    RetriesExhausted,
+    RetryPolicy,
+    RetryStats,
+    TransientError,
+    call_with_retries,
+)
 from skillopt_core.errors import UsageError
 from skillopt_core.markers import ENGINE_MARKER, is_engine_text
 from skillopt_core.redaction import redact
@@ -118,15 +131,36 @@ class ManagedBackend:
         return f"ManagedBackend({self.role}={self.name}:{self.model})"
 
     def health_check(self) -> None:
+        """The backend's own check, retried like a call while its failure may pass (a 503 or a
+        429 as the night starts must not end it). A backend with a ``ping`` attribute (the API
+        backends, which answer a completion when the server lists no models) pings through
+        :meth:`complete`: the ping is billed, so it is metered and budgeted like any call."""
+        if hasattr(self.inner, "ping"):
+            self.inner.ping = self.complete
+        last: list[PassingUnavailable] = []
+
+        def once() -> None:
+            try:
+                self.inner.health_check()
+            except PassingUnavailable as exc:
+                last[:] = [exc]
+                raise TransientError(
+                    exc.message, hint=exc.hint, retry_after=exc.retry_after
+                ) from exc
+            except BackendError:
+                raise
+            except Exception as exc:
+                raise BackendUnavailable(
+                    redact(f"{self.name}: health check failed: {type(exc).__name__}: {exc}"),
+                    hint="check the backend's configuration (base URL, key, executable)",
+                ) from exc
+
         try:
-            self.inner.health_check()
-        except BackendError:
-            raise
-        except Exception as exc:
-            raise BackendUnavailable(
-                redact(f"{self.name}: health check failed: {type(exc).__name__}: {exc}"),
-                hint="check the backend's configuration (base URL, key, executable)",
-            ) from exc
+            call_with_retries(
+                once, self.policy.retry, sleep=self._sleep, label=f"{self.name} health check"
+            )
+        except RetriesExhausted as exc:
+            raise (last[-1] if last else exc) from exc
 
     def complete(self, request: CompletionRequest) -> Completion:
         request = redact_request(request)
@@ -148,20 +182,34 @@ class ManagedBackend:
         except BaseException as exc:
             self.ledger.settle(reservation, self._record(request, stats, started, error=exc))
             raise
-        usage = completion.usage
+        try:
+            completion = self._accounted(completion, estimate, started)
+        except BaseException as exc:  # the reply came (and is billed): count its estimate
+            billed = Completion("", Usage(estimate.input_tokens, estimate.output_tokens))
+            record = self._record(request, stats, started, billed, error=exc)
+            self.ledger.settle(reservation, replace(record, cost_usd=estimate.cost_usd))
+            raise
+        self.ledger.settle(reservation, self._record(request, stats, started, completion))
+        return completion
+
+    def _accounted(
+        self, completion: Completion, estimate: CallEstimate, started: float
+    ) -> Completion:
+        """``completion`` with the usage and cost the ledger counts: the reported usage when it
+        is made of real token counts, else (none reported, or absurd figures) an estimate."""
+        usage = completion.usage.checked() or Usage()
         if usage.total_tokens == 0:  # the reply carried no usage: count an estimate, not nothing
             usage = Usage(estimate.input_tokens, -(-len(completion.text) // 4))
-        cost = completion.cost_usd or self.price.cost(usage.input_tokens, usage.output_tokens)
-        latency = time.monotonic() - started
-        completion = replace(
+        cost = completion.cost_usd
+        if not (isinstance(cost, (int, float)) and 0 < cost < float("inf")):
+            cost = self.price.cost(usage.input_tokens, usage.output_tokens)
+        return replace(
             completion,
             usage=usage,
             cost_usd=cost,
-            latency_s=completion.latency_s or latency,
+            latency_s=completion.latency_s or time.monotonic() - started,
             model=completion.model or self.model,
         )
-        self.ledger.settle(reservation, self._record(request, stats, started, completion))
-        return completion
 
     def _hold_retry(self, reservation: Reservation, label: str, failed: TransientError) -> None:
         """Count the next attempt against the budget, or end the call saying why it was retried."""

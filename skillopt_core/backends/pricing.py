@@ -65,10 +65,27 @@ class PriceTable:
         )
 
 
+def usd_per_million(value: Any, where: str) -> float:
+    """A price as given (a number, or text from ``--option``): finite and not negative, since a
+    NaN price makes every cost NaN, which no ``--max-usd`` limit ever stops."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = float("nan")
+    if isinstance(value, bool) or not 0 <= number < float("inf"):
+        raise UsageError(
+            f"price {where} = {value!r} is not a price; give USD per 1M tokens, a number >= 0"
+        )
+    return number
+
+
 def _price(value: Any, where: str) -> Price:
     if not isinstance(value, Mapping) or "input" not in value or "output" not in value:
         raise UsageError(f"price {where!r} needs numeric 'input' and 'output' (USD per 1M tokens)")
-    return Price(float(value["input"]), float(value["output"]))
+    return Price(
+        usd_per_million(value["input"], f"{where!r} input"),
+        usd_per_million(value["output"], f"{where!r} output"),
+    )
 
 
 def builtin_prices() -> PriceTable:
@@ -94,7 +111,7 @@ def price_for(
     base = table.price(backend, model)
     if "price_input" in options or "price_output" in options:
         return Price(
-            float(options.get("price_input", base.input)),
-            float(options.get("price_output", base.output)),
+            usd_per_million(options.get("price_input", base.input), "option price_input"),
+            usd_per_million(options.get("price_output", base.output), "option price_output"),
         )
     return base

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import timezone
 from typing import TypeVar
 
-from skillopt_core.backends._protocol import BackendError
+from skillopt_core.backends._protocol import BackendError, BackendUnavailable
 from skillopt_core.backends.options import DEADLINE_PER_TIMEOUT, DEFAULT_TIMEOUT_S, where_to_set
 
 T = TypeVar("T")
@@ -25,6 +25,15 @@ T = TypeVar("T")
 
 class TransientError(BackendError):
     """A failure that may pass on its own; ``retry_after`` is the server's hint in seconds."""
+
+    def __init__(self, message: str, *, hint: str = "", retry_after: float | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.retry_after = retry_after
+
+
+class PassingUnavailable(BackendUnavailable):
+    """A health check failed with what may pass on its own (a 503, a 429, a timeout): fatal if
+    it persists, so the managed layer retries the check first (``retry_after`` as above)."""
 
     def __init__(self, message: str, *, hint: str = "", retry_after: float | None = None) -> None:
         super().__init__(message, hint=hint)

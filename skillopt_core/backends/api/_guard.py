@@ -1,15 +1,18 @@
 """Bounds on one HTTP reply that the SDKs' own ``timeout`` does not give.
 
 The SDK's timeout applies to each read, so a server that drips a byte, or a keep-alive comment
-into a stream, every few seconds holds a call for ever; a reply is read whole into memory however
+into a stream, every few seconds holds a call for ever (so does one that never ends its headers:
+a header line, or a ``100 Continue``, every few seconds); a reply is read whole into memory however
 large it is, and a compressed one is inflated whole; and a captive portal's HTML login page
 answers 200. A response hook on the SDK's HTTP client wraps every reply's bytes so that the reply
 ends with a :class:`TransientError` once ``deadline_s`` have passed since its headers arrived,
 and with a :class:`BackendError` past :data:`MAX_REPLY_BYTES` (counted after decoding: the hook
 undoes the ``Content-Encoding`` itself, see :mod:`._inflate`); a 2xx HTML page is refused at
-once, with its text. A proxy from the environment (``HTTP_PROXY``) is never used for a server on
-this machine (a local vLLM or Ollama, a loopback fake): a corporate proxy cannot reach it, and
-``NO_PROXY`` rarely lists it.
+once, with its text. Headers that never end are bounded too: a request hook starts the call's
+deadline, and every read of the connection (its stream is handed over by the HTTP library's
+``trace`` extension when it opens) waits at most what is left of it. A proxy from the
+environment (``HTTP_PROXY``) is never used for a server on this machine (a local vLLM or
+Ollama, a loopback fake): a corporate proxy cannot reach it, and ``NO_PROXY`` rarely lists it.
 
 The SDK may wrap what the hook raises (as a connection error); :func:`.errors.translate` finds
 it in the exception chain. Imported only when a client is made, since it imports the HTTP library.
@@ -17,11 +20,13 @@ it in the exception chain. Imported only when a client is made, since it imports
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import ipaddress
 import re
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -67,10 +72,58 @@ def _http_module(sdk: Any) -> Any:
     raise RuntimeError(f"{sdk.__name__}: no httpx client class found")
 
 
+def _deadline_error(label: str, deadline_s: float) -> TransientError:
+    return TransientError(
+        f"{label}: the call timed out (no complete reply within the {deadline_s:g}s deadline)",
+        hint="for slow models raise deadline (seconds for the whole reply) "
+        f"or timeout (for each read): {where_to_set('deadline=SECONDS', 'timeout=SECONDS')}",
+    )
+
+
+def _bound_reads(
+    stream: Any, left: Callable[[], float | None], late: Callable[[], Exception]
+) -> None:
+    """Wrap ``stream.read`` (a connection's network stream) so that no read outlasts ``left()``
+    seconds (None: no deadline running); past it the read ends with ``late()``."""
+    read = getattr(stream, "read", None)
+    if read is None or getattr(read, "bounded_by_deadline", False):
+        return
+
+    def bounded(max_bytes: int, timeout: float | None = None) -> bytes:
+        remaining = left()
+        if remaining is None or (timeout is not None and timeout < remaining):
+            return read(max_bytes, timeout)  # type: ignore[no-any-return]
+        if remaining <= 0:
+            raise late()
+        try:
+            return read(max_bytes, remaining)  # type: ignore[no-any-return]
+        except Exception as exc:
+            if "Timeout" in type(exc).__name__:
+                raise late() from exc
+            raise
+
+    bounded.bounded_by_deadline = True  # type: ignore[attr-defined]
+    with contextlib.suppress(AttributeError, TypeError):  # a stream that cannot be wrapped
+        stream.read = bounded
+
+
 def http_client(sdk: Any, where: Endpoint, deadline_s: float) -> Any:
     """The SDK's default HTTP client with every reply bounded as the module docstring says."""
     lib = _http_module(sdk)
     label = where.label
+    calls = threading.local()  # this thread's request deadline (a sync client reads in its thread)
+
+    def left() -> float | None:
+        deadline: float | None = getattr(calls, "deadline", None)
+        return None if deadline is None else deadline - time.monotonic()
+
+    def trace(name: str, info: dict[str, Any]) -> None:
+        if name.endswith(("connect_tcp.complete", "start_tls.complete")):
+            _bound_reads(info.get("return_value"), left, lambda: _deadline_error(label, deadline_s))
+
+    def start(request: Any) -> None:
+        calls.deadline = time.monotonic() + deadline_s
+        request.extensions["trace"] = trace
 
     class Bounded(lib.SyncByteStream):  # type: ignore[misc,name-defined]
         def __init__(self, inner: Any, codings: list[str]) -> None:
@@ -90,13 +143,7 @@ def http_client(sdk: Any, where: Endpoint, deadline_s: float) -> Any:
                         "base_url, or lower max_tokens if the model really writes that much",
                     )
                 if time.monotonic() > self.deadline:
-                    raise TransientError(
-                        f"{label}: the call timed out (no complete reply within the "
-                        f"{deadline_s:g}s deadline)",
-                        hint="for slow models raise deadline (seconds for the whole reply) "
-                        "or timeout (for each read): "
-                        f"{where_to_set('deadline=SECONDS', 'timeout=SECONDS')}",
-                    )
+                    raise _deadline_error(label, deadline_s)
                 yield chunk
 
         def close(self) -> None:
@@ -119,6 +166,6 @@ def http_client(sdk: Any, where: Endpoint, deadline_s: float) -> Any:
     local = loopback_host(where.base_url)
     return sdk.DefaultHttpxClient(
         headers={"Accept-Encoding": _inflate.ACCEPT_ENCODING},
-        event_hooks={"response": [bound]},
+        event_hooks={"request": [start], "response": [bound]},
         mounts={f"all://{local}": None} if local else None,  # None: straight, never proxied
     )

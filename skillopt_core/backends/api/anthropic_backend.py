@@ -12,7 +12,7 @@ output, which only recent models support).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,13 +21,15 @@ from skillopt_core.backends import options as backend_options
 from skillopt_core.backends._protocol import (
     BackendError,
     BackendUnavailable,
+    BudgetExceeded,
     Completion,
     CompletionRequest,
     Usage,
+    token_count,
 )
 from skillopt_core.backends.api import settings as cfg
 from skillopt_core.backends.api._lazy import LazyClient
-from skillopt_core.backends.api.errors import Endpoint, translate, unavailable
+from skillopt_core.backends.api.errors import Endpoint, cleaned, translate, unavailable
 from skillopt_core.backends.retry import TransientError
 
 ANTHROPIC_DEFAULT_BASE = "https://api.anthropic.com"
@@ -62,19 +64,25 @@ class AnthropicSettings:
 
 
 class AnthropicBackend(LazyClient):
-    """Thread-safe: one SDK client (and its connection pool) per backend instance."""
+    """Thread-safe: one SDK client (and its connection pool) per backend instance.
+
+    ``ping``, when set (by the managed layer), makes the health check's one-token completion
+    (for a proxy without a model list) instead of :meth:`complete`, so that it is metered."""
 
     name = "anthropic"
+    ping: Callable[[CompletionRequest], Completion] | None = None
 
     def __init__(self, settings: AnthropicSettings) -> None:
         self.model = settings.model
         self.settings = settings
+        bearer = bool(settings.auth_token and not settings.api_key)  # the key the server saw
         self.endpoint = Endpoint(
             self.name,
             settings.base_url,
-            "ANTHROPIC_API_KEY",
+            "ANTHROPIC_AUTH_TOKEN" if bearer else "ANTHROPIC_API_KEY",
             model=settings.model,
             secret=settings.api_key or settings.auth_token,
+            key_option="auth_token" if bearer else "api_key",
         )
 
     def _make_client(self) -> Any:
@@ -111,7 +119,11 @@ class AnthropicBackend(LazyClient):
             if getattr(exc, "status_code", None) != 404:
                 raise unavailable(error, self.endpoint) from exc
             try:
-                self.complete(CompletionRequest.of("Reply with OK.", max_tokens=16, purpose="ping"))
+                (self.ping or self.complete)(
+                    CompletionRequest.of("Reply with OK.", max_tokens=16, purpose="ping")
+                )
+            except BudgetExceeded:
+                raise
             except BackendError as ping_error:
                 raise unavailable(ping_error, self.endpoint) from ping_error
 
@@ -146,28 +158,29 @@ class AnthropicBackend(LazyClient):
             else:
                 message = messages.create(**kwargs)
             return self._read(message)
-        except BackendError:
-            raise
+        except BackendError as exc:
+            raise cleaned(exc, self.endpoint)  # noqa: B904 - the same error, cleaned
         except Exception as exc:
             raise translate(exc, self.endpoint) from exc
 
     @staticmethod
     def _read(message: Any) -> Completion:
         """The completion in a Messages reply. Missing content raises a TypeError or an
-        AttributeError here, which :func:`translate` names; missing usage counts as none (the
-        managed layer then estimates it)."""
+        AttributeError here, which :func:`translate` names; missing or absurd usage counts as none
+        (the managed layer then estimates it)."""
         text = "".join(block.text for block in message.content if block.type == "text")
         usage = getattr(message, "usage", None)
 
-        def tokens(*names: str) -> int:
-            return sum(int(getattr(usage, name, None) or 0) for name in names)
+        def tokens(*names: str) -> int | None:
+            counts = [token_count(getattr(usage, name, None) or 0) for name in names]
+            return None if None in counts else sum(c for c in counts if c is not None)
 
+        prompt = tokens("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+        output = tokens("output_tokens")
         return Completion(
             text=text,
-            usage=Usage(
-                tokens("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"),
-                tokens("output_tokens"),
-            ),
+            # a figure that is no token count (text, negative, absurd) makes the usage unknown
+            usage=Usage() if prompt is None or output is None else Usage(prompt, output),
             model=str(getattr(message, "model", None) or ""),
         )
 

@@ -2,7 +2,8 @@
 
 Both official SDKs raise the same family (``APIStatusError`` with ``status_code`` and
 ``response``, ``APIConnectionError``, ``APITimeoutError``); a stream cut mid-way can also surface
-as the HTTP library's transport error, a truncated body as a JSON decode error, and a reply of
+as the HTTP library's transport error, a truncated body as a JSON decode error, bytes that are
+not UTF-8 as a Unicode decode error, and a reply of
 the wrong shape (a proxy's JSON, fields missing) as an attribute or type error while reading it.
 What :mod:`._guard` raises arrives wrapped, and is found in the exception chain.
 
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 
 from skillopt_core.backends._protocol import BackendError, BackendUnavailable
 from skillopt_core.backends.options import where_to_set
-from skillopt_core.backends.retry import TransientError, parse_retry_after
+from skillopt_core.backends.retry import PassingUnavailable, TransientError, parse_retry_after
 from skillopt_core.redaction import redact
 
 _TRANSIENT_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
@@ -44,6 +45,7 @@ class Endpoint:
     key_env: str
     model: str = ""
     secret: str | None = None
+    key_option: str = "api_key"
 
     @property
     def label(self) -> str:
@@ -81,7 +83,12 @@ def _is_transport_error(exc: BaseException) -> bool:
 def translate(exc: BaseException, where: Endpoint) -> BackendError:
     """The BackendError to raise for ``exc`` (transient ones are retried by the caller), with
     every message cleaned of secrets."""
-    error = _translate(exc, where)
+    return cleaned(_translate(exc, where), where)
+
+
+def cleaned(error: BackendError, where: Endpoint) -> BackendError:
+    """``error`` with its message and hint cleaned of secrets (one a backend raised itself may
+    quote the server: a failed response's error, a stream's error event)."""
     error.args = (where.clean(error.message),)
     error.hint = where.clean(error.hint)
     return error
@@ -121,7 +128,7 @@ def _translate(exc: BaseException, where: Endpoint) -> BackendError:
         if status == 401:
             return BackendUnavailable(
                 message,
-                hint=f"the API key was rejected; set {where.key_env} (or --option api_key=...) "
+                hint=f"the API key was rejected; set {where.key_env} (or --option {where.key_option}=...) "
                 "to a valid key for this endpoint",
             )
         if status == 403:
@@ -130,12 +137,23 @@ def _translate(exc: BaseException, where: Endpoint) -> BackendError:
                 hint=f"the key in {where.key_env} has no access to this model or endpoint; "
                 "check its project and permissions",
             )
+        if status == 407:
+            return BackendUnavailable(
+                message,
+                hint="a proxy between here and the server wants credentials: put them in the "
+                "proxy URL (HTTPS_PROXY / HTTP_PROXY), or list the host in NO_PROXY if it needs "
+                "no proxy",
+            )
         if status == 404:
+            route = (
+                "the Anthropic SDK adds /v1/messages, so give it without /v1"
+                if where.backend == "anthropic"
+                else "OpenAI-compatible servers usually end in /v1"
+            )
             return BackendUnavailable(
                 message,
                 hint=f"the model {where.model!r} or the route does not exist here; check the "
-                f"model name and the base URL ({redact(where.base_url)}; OpenAI-compatible "
-                "servers usually end in /v1)",
+                f"model name and the base URL ({redact(where.base_url)}; {route})",
             )
         return BackendError(message, hint="the provider refused the request as sent")
     if name == "APITimeoutError" or "Timeout" in name:
@@ -158,6 +176,11 @@ def _translate(exc: BaseException, where: Endpoint) -> BackendError:
                 hint=PROXY_HINT,
             )
         return TransientError(f"{label}: the reply body was not complete JSON ({exc})")
+    if isinstance(exc, UnicodeDecodeError):  # JSON is UTF-8: a damaged body, or no API at all
+        return TransientError(
+            f"{label}: the reply body was not UTF-8 text ({exc.reason} at byte {exc.start})",
+            hint=PROXY_HINT,
+        )
     if isinstance(exc, _SHAPE_ERRORS):
         return TransientError(
             f"{label}: the reply was not a valid {where.backend} response ({name}: {exc})",
@@ -167,8 +190,12 @@ def _translate(exc: BaseException, where: Endpoint) -> BackendError:
 
 
 def unavailable(exc: BackendError, where: Endpoint) -> BackendUnavailable:
-    """A health-check failure is always fatal: turn a transient error into 'unavailable'."""
+    """A health-check failure is fatal: a transient error becomes 'unavailable', one that may
+    pass (:class:`.retry.PassingUnavailable`) so that the managed layer retries the check."""
     if isinstance(exc, BackendUnavailable):
         return exc
     hint = exc.hint or f"check that {redact(where.base_url)} is the right address and is up"
-    return BackendUnavailable(f"{where.backend} health check failed: {exc.message}", hint=hint)
+    message = f"{where.backend} health check failed: {exc.message}"
+    if isinstance(exc, TransientError):
+        return PassingUnavailable(message, hint=hint, retry_after=exc.retry_after)
+    return BackendUnavailable(message, hint=hint)

@@ -7,13 +7,14 @@ budgets are the managed wrapper's job.
 Options: ``base_url`` (``OPENAI_BASE_URL``), ``api_key`` (``OPENAI_API_KEY``), ``api``
 (chat | responses | auto), ``stream``, ``timeout`` (each read), ``deadline`` (the whole reply; see
 ``_guard``), ``structured`` (native | instruct);
-Azure: ``azure_endpoint`` (``AZURE_OPENAI_ENDPOINT``), ``deployment``, ``api_version``, and
-``api_key`` (``AZURE_OPENAI_API_KEY``) or else an Azure CLI token.
+Azure: ``azure_endpoint`` (``AZURE_OPENAI_ENDPOINT``, read by ``azure-openai`` only: set for
+other tools it must not turn ``openai`` away from its base URL), ``deployment``, ``api_version``,
+and ``api_key`` (``AZURE_OPENAI_API_KEY``) or else an Azure CLI token.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -22,13 +23,20 @@ from skillopt_core.backends import options as backend_options
 from skillopt_core.backends._protocol import (
     BackendError,
     BackendUnavailable,
+    BudgetExceeded,
     Completion,
     CompletionRequest,
     Usage,
 )
 from skillopt_core.backends.api import settings as cfg
 from skillopt_core.backends.api._lazy import LazyClient
-from skillopt_core.backends.api.errors import Endpoint, translate, unavailable
+from skillopt_core.backends.api.errors import (
+    PROXY_HINT,
+    Endpoint,
+    cleaned,
+    translate,
+    unavailable,
+)
 from skillopt_core.backends.retry import TransientError
 from skillopt_core.errors import UsageError
 
@@ -50,7 +58,9 @@ class OpenAISettings:
     @classmethod
     def from_options(cls, name: str, model: str, options: Mapping[str, Any]) -> OpenAISettings:
         model = cfg.require_model(name, model or str(options.get("model") or ""), "OPENAI_MODEL")
-        azure = cfg.AzureSettings.from_options(options, model)
+        # the environment's Azure endpoint is azure-openai's: set for other tools, it must not
+        # turn ``openai`` (and its key) towards Azure past its base_url
+        azure = cfg.AzureSettings.from_options(options, model, from_env=name == "azure-openai")
         if name == "azure-openai" and azure is None:
             raise BackendUnavailable(
                 "azure-openai: no endpoint configured",
@@ -86,7 +96,12 @@ class OpenAISettings:
 
 
 class OpenAIBackend(LazyClient):
-    """Thread-safe: one SDK client (and its connection pool) per backend instance."""
+    """Thread-safe: one SDK client (and its connection pool) per backend instance.
+
+    ``ping``, when set (by the managed layer), makes the health check's one-token completion
+    (for a server without a model list) instead of :meth:`complete`, so that it is metered."""
+
+    ping: Callable[[CompletionRequest], Completion] | None = None
 
     def __init__(self, name: str, settings: OpenAISettings) -> None:
         self.name = name
@@ -150,7 +165,11 @@ class OpenAIBackend(LazyClient):
 
     def _ping(self) -> None:
         try:
-            self.complete(CompletionRequest.of("Reply with OK.", max_tokens=16, purpose="ping"))
+            (self.ping or self.complete)(
+                CompletionRequest.of("Reply with OK.", max_tokens=16, purpose="ping")
+            )
+        except BudgetExceeded:
+            raise
         except BackendError as exc:
             raise unavailable(exc, self.endpoint) from exc
 
@@ -160,8 +179,8 @@ class OpenAIBackend(LazyClient):
                 text, usage = self._responses(request)
             else:
                 text, usage = self._chat(request)
-        except BackendError:
-            raise
+        except BackendError as exc:
+            raise cleaned(exc, self.endpoint)  # noqa: B904 - the same error, cleaned
         except Exception as exc:
             raise translate(exc, self.endpoint) from exc
         return Completion(text=text, usage=usage, model=self.model)
@@ -203,7 +222,7 @@ class OpenAIBackend(LazyClient):
             # Responses API gives it: the caller scores it (a replay fails its checks) or drops it
             # (a reflection is no JSON). Raised, one refused replay ended the whole night.
             usage = reply.usage
-            return message.content or "", Usage(
+            return self._content_text(message.content), Usage(
                 usage.prompt_tokens if usage else 0, usage.completion_tokens if usage else 0
             )
         parts: list[str] = []
@@ -220,6 +239,21 @@ class OpenAIBackend(LazyClient):
         if not finished:
             raise TransientError(f"{self.name}: the stream ended before the reply was finished")
         return "".join(parts), counted
+
+    def _content_text(self, content: object) -> str:
+        """A chat message's text: a string, or (as some compatible servers send) a list of text
+        parts; anything else is no chat completion, and never reaches the caller as ``text``."""
+        if content is None or isinstance(content, str):
+            return content or ""
+        if isinstance(content, list):
+            texts = [p.get("text") if isinstance(p, dict) else None for p in content]
+            if all(isinstance(t, str) for t in texts):
+                return "".join(t for t in texts if isinstance(t, str))
+        raise TransientError(
+            f"{self.endpoint.label}: the reply was not a valid {self.name} response (its "
+            f"message content is a {type(content).__name__}, not text)",
+            hint=PROXY_HINT,
+        )
 
     # --- Responses -------------------------------------------------------------------------------
 

@@ -150,8 +150,13 @@ class AzureSettings:
     api_key: str | None
 
     @classmethod
-    def from_options(cls, options: Mapping[str, Any], model: str) -> AzureSettings | None:
-        endpoint = text_option(options, "azure_endpoint", "AZURE_OPENAI_ENDPOINT")
+    def from_options(
+        cls, options: Mapping[str, Any], model: str, *, from_env: bool = True
+    ) -> AzureSettings | None:
+        """Azure settings when an endpoint is given: the ``azure_endpoint`` option, or (with
+        ``from_env``, for the ``azure-openai`` backend) ``AZURE_OPENAI_ENDPOINT``; else None."""
+        env = "AZURE_OPENAI_ENDPOINT" if from_env else None
+        endpoint = text_option(options, "azure_endpoint", env)
         if endpoint is None:
             return None
         return cls(

@@ -13,7 +13,7 @@ from typing import Any
 
 from skillopt_core.backends import BACKENDS, BackendSpec
 from skillopt_core.backends import options as backend_options
-from skillopt_core.backends._protocol import Completion, Usage
+from skillopt_core.backends._protocol import Completion, Usage, token_count
 from skillopt_core.backends.cli import _process
 from skillopt_core.backends.cli._base import CliBackend, Invocation, Scratch
 from skillopt_core.backends.cli._process import Harness, ProcessResult
@@ -114,11 +114,12 @@ def _result_record(stdout: str) -> dict[str, Any] | None:
 def _usage(raw: object) -> Usage:
     if not isinstance(raw, dict):
         return Usage()
-    prompt = sum(
-        int(raw.get(key) or 0)
-        for key in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-    )
-    return Usage(input_tokens=prompt, output_tokens=int(raw.get("output_tokens") or 0))
+    keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    prompt = [token_count(raw.get(key) or 0) for key in keys]
+    output = token_count(raw.get("output_tokens") or 0)
+    if output is None or None in prompt:  # not token counts: unknown, the caller estimates
+        return Usage()
+    return Usage(input_tokens=sum(c or 0 for c in prompt), output_tokens=output)
 
 
 def _model(record: Mapping[str, Any]) -> str:

@@ -101,10 +101,11 @@ def _usage(events: list[dict[str, Any]]) -> Usage:
     for event in events:
         usage = event.get("usage") if event.get("type") == "turn.completed" else None
         if isinstance(usage, dict):
-            total = total + Usage(
-                input_tokens=int(usage.get("input_tokens") or 0),
-                output_tokens=int(usage.get("output_tokens") or 0),
-            )
+            figures = Usage(usage.get("input_tokens") or 0, usage.get("output_tokens") or 0)
+            checked = figures.checked()
+            if checked is None:  # not token counts: unknown, the caller estimates
+                return Usage()
+            total = total + checked
     return total
 
 

@@ -146,10 +146,11 @@ def _usage(path: Path) -> Usage:
     for entry in (metrics or {}).values():
         usage = entry.get("usage") if isinstance(entry, dict) else None
         if isinstance(usage, dict):
-            total = total + Usage(
-                input_tokens=int(usage.get("inputTokens") or 0),
-                output_tokens=int(usage.get("outputTokens") or 0),
-            )
+            figures = Usage(usage.get("inputTokens") or 0, usage.get("outputTokens") or 0)
+            checked = figures.checked()
+            if checked is None:  # not token counts: unknown, the caller estimates
+                return Usage()
+            total = total + checked
     return total
 
 
