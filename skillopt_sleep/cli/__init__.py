@@ -46,10 +46,22 @@ def __getattr__(name: str) -> Any:  # PEP 562: `from skillopt_sleep.cli import a
 
 
 def main() -> None:
-    from skillopt_core.cli_errors import run_cli, tolerate_narrow_terminals
+    try:
+        from skillopt_core.cli_errors import run_cli, tolerate_narrow_terminals
 
-    tolerate_narrow_terminals()  # an ASCII locale prints escapes instead of dying mid-output
-    run_cli(_dispatch)
+        tolerate_narrow_terminals()  # an ASCII locale prints escapes instead of dying mid-output
+        run_cli(_dispatch)
+    except KeyboardInterrupt:  # Ctrl-C before a command's own handling (while importing)
+        _interrupted()
+
+
+def _interrupted() -> None:
+    """``error: interrupted`` and exit 130, as every command says it, printed without Rich (whose
+    import may be what the interrupt stopped)."""
+    sys.stderr.write(
+        "error: interrupted\n  fix: nothing was done yet; run the same command again\n"
+    )
+    raise SystemExit(130)
 
 
 def _dispatch() -> None:

@@ -44,6 +44,23 @@ SAMPLES = typer.Option(None, "--samples", help="Replays per task (K).")
 EMBEDDER = typer.Option(
     None, "--embedder", "-e", help="auto | minilm-numpy | minilm | static | tfidf | jaccard."
 )
+
+
+def _window(value: str | None) -> str | None:
+    """``--since`` checked as `harvest` and `mine` check it: a usage error naming the option."""
+    from skillopt_sleep.cli._options import checked_since
+
+    checked_since(value)
+    return value
+
+
+SINCE = typer.Option(  # as `harvest` and `mine` spell it
+    None,
+    "--since",
+    callback=_window,
+    help="How far back before the first night nights read sessions, e.g. 7d, 12h (default: "
+    "night.since in the config, 30d).",
+)
 MEMORY = typer.Option(None, "--memory/--no-memory", help="Also improve CLAUDE.md / AGENTS.md.")
 AUTO_ADOPT = typer.Option(
     None, "--auto-adopt/--no-auto-adopt", help="Adopt the night's proposal at once (opt-in)."
@@ -56,6 +73,7 @@ PROFILE: tuple[tuple[str, Any, Any, str], ...] = (
     ("target", str | None, TARGET, "backends.target"),
     ("judge", str | None, JUDGE, "backends.judge"),
     ("sources", list[str] | None, SOURCES, "night.sources"),
+    ("since", str | None, SINCE, "night.since"),
     ("max_calls", int | None, MAX_CALLS, "budget.max_calls"),
     ("max_usd", float | None, MAX_USD, "budget.max_usd"),
     ("max_tasks", int | None, MAX_TASKS, "night.max_tasks"),

@@ -137,19 +137,19 @@ def status_table(status: Any) -> None:
 
 
 def proposals_table(proposals: Sequence[Any], title: str = "Proposals") -> None:
+    """A proposal a line (id, state, edits, verdict), then its files, each path whole: a table
+    column folded paths in two at 80 columns (a pipe, a log) and states into ``pe/nd/in/g`` at
+    40, and the id and the paths are what the user copies."""
     console = _console()
     if not proposals:
         console.print(f"{title}: none")
         return
-    table = Table(title=title)
-    _id_column(table, "id", [p.id for p in proposals])
-    for column in ("state", "edits", "verdict", "files"):
-        table.add_column(column, overflow="fold")
+    console.print(f"[bold]{escape(title)}[/bold]")
     for p in proposals:
-        table.add_row(
-            p.id, p.state, str(p.accepted_edits), escape(p.verdict), escape("\n".join(p.files))
-        )
-    console.print(table)
+        edits = f"{p.accepted_edits} edit" + ("" if p.accepted_edits == 1 else "s")
+        console.print(f"  {p.id}  {escape(p.state)}  {edits}  {escape(p.verdict)}".rstrip())
+        for path in p.files:
+            console.print(f"    {escape(path)}", soft_wrap=True)
 
 
 def _id_column(table: Table, header: str, ids: Sequence[str]) -> None:

@@ -26,12 +26,39 @@ def fail(message: str, code: int, hint: str = "") -> typer.Exit:
     return typer.Exit(code)
 
 
+INTERRUPTED_HINT = (
+    "nothing it had not finished was kept (a night's sessions stay for the next one); "
+    "run the same command again"
+)
+
+
 def handle_errors(command: F) -> F:
     """Map the engine's errors to their exit codes, once for every command (the same mapping
-    as the ``skillopt`` CLI: :func:`skillopt_core.cli_errors.reports_errors`)."""
+    as the ``skillopt`` CLI: :func:`skillopt_core.cli_errors.reports_errors`), and Ctrl-C to
+    ``error: interrupted`` and exit 130 with this CLI's own fix (typer alone exits 130 silently,
+    and the shared mapping's fix names `skillopt train`)."""
     from skillopt_core.cli_errors import reports_errors
 
-    return reports_errors(command)
+    return reports_errors(interrupts_exit(command))
+
+
+def interrupts_exit(command: F) -> F:
+    """Decorate ``command`` so that Ctrl-C ends it with a one-line message and exit 130
+    (SIGTERM, a :class:`~skillopt_core.interrupts.Terminated`, is left to the shared mapping)."""
+    import functools
+
+    from skillopt_core.interrupts import Terminated
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except Terminated:
+            raise
+        except KeyboardInterrupt:
+            raise fail("interrupted", 130, INTERRUPTED_HINT) from None
+
+    return wrapper  # type: ignore[return-value]
 
 
 def emit_json(value: Any) -> None:

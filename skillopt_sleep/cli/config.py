@@ -10,7 +10,7 @@ from typing import Any
 import typer
 
 from skillopt_sleep.cli._app import app
-from skillopt_sleep.cli._options import PROJECT, project_root
+from skillopt_sleep.cli._options import PROJECT, project_dir
 from skillopt_sleep.cli._run import emit_json, handle_errors
 
 
@@ -29,7 +29,9 @@ def toml_literal(value: Any) -> str:
     return repr(value)
 
 
-config_app = typer.Typer(help="Inspect the configuration (user < project < environment < flags).")
+config_app = typer.Typer(
+    help="Inspect the configuration (user < project < environment < flags).", no_args_is_help=True
+)
 app.add_typer(config_app, name="config")
 
 
@@ -46,7 +48,7 @@ def show_command(
 
     from skillopt_sleep.engine.config import load_config, project_config_path, user_config_path
 
-    root = project_root(project)
+    root = project_dir(project)  # a misspelt -p would show the defaults as its settings
     config = load_config(root)
     values = config.flat()
     files = {"user": user_config_path(), "project": project_config_path(root)}
@@ -61,13 +63,21 @@ def show_command(
             }
         )
         return
-    table = Table(title="skillopt-sleep configuration")
-    for column in ("key", "value", "source"):
-        table.add_column(column, overflow="fold")
-    for key, value in values.items():
-        table.add_row(key, escape(toml_literal(value)), escape(config.sources[key]))
+    rows = [(key, toml_literal(value), config.sources[key]) for key, value in values.items()]
     console = Console(highlight=False)
-    console.print(table)
+    # each column's widest cell, 4 rules and 6 spaces of padding: else keys fold mid-word
+    natural = sum(max(len(row[at]) for row in rows) for at in range(3)) + 10
+    if natural > console.width:  # a narrow terminal: one TOML-like line a setting, whole
+        console.print("[bold]skillopt-sleep configuration[/bold]")
+        for key, literal, source in rows:
+            console.print(escape(f"{key} = {literal}  # {source}"), soft_wrap=True)
+    else:
+        table = Table(title="skillopt-sleep configuration")
+        for column in ("key", "value", "source"):
+            table.add_column(column, overflow="fold")
+        for key, literal, source in rows:
+            table.add_row(key, escape(literal), escape(source))
+        console.print(table)
     for name, path in files.items():
         console.print(f"{name} file: {escape(str(path))}", soft_wrap=True)  # whole, to copy
         if not path.is_file():

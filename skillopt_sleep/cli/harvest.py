@@ -31,6 +31,7 @@ from skillopt_sleep.cli._options import (
     project_root,
     terminal,
 )
+from skillopt_sleep.cli._run import handle_errors
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -41,6 +42,7 @@ SOURCE_CHOICES = ("claude", "codex", "copilot", "vscode", "all")
 
 
 @app.command("harvest")
+@handle_errors
 def harvest_command(
     project: Path | None = PROJECT,
     source: list[str] = typer.Option(
@@ -218,7 +220,14 @@ def _summary(console: Console, stats_by_harness: Mapping[str, HarvestStats], roo
         )
     for row in rows:
         table.add_row(*row)
-    console.print(table)
+    if _fits(console, table):
+        console.print(table)
+    else:  # a narrow terminal would crop the columns that do not fit: one line per harness
+        for row in rows:
+            cells = ", ".join(
+                f"{header} {cell}" for header, cell in zip(headers[1:], row[1:], strict=True)
+            )
+            console.print(escape(f"{row[0]}: {cells}"))
     for stats in stats_by_harness.values():
         for label, reasons in (
             ("skipped lines", stats.skipped_lines),
@@ -231,6 +240,14 @@ def _summary(console: Console, stats_by_harness: Mapping[str, HarvestStats], roo
     note = missing_project_note(root, sum(s.sessions for s in stats_by_harness.values()))
     if note:
         console.print(escape(note), soft_wrap=True)
+
+
+def _fits(console: Console, table: Any) -> bool:
+    """Whether ``table`` prints whole in the console's width (its columns never shrink)."""
+    from rich.measure import Measurement
+
+    unbounded = console.options.update(max_width=10_000)  # else measured within the width
+    return Measurement.get(console, unbounded, table).minimum <= console.width
 
 
 # -- start-up fast path -------------------------------------------------------------------------
@@ -333,6 +350,8 @@ def run_plain(argv: Sequence[str]) -> bool:
         harvest_command(**values)
     except typer.Exit as stop:
         sys.exit(stop.exit_code)
-    except KeyboardInterrupt:
-        sys.exit(130)
+    except KeyboardInterrupt:  # between the command's own handling and here
+        from skillopt_sleep.cli._run import INTERRUPTED_HINT, fail
+
+        sys.exit(fail("interrupted", 130, INTERRUPTED_HINT).exit_code)
     return True

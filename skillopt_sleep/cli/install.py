@@ -127,7 +127,10 @@ def uninstall_command(
 @handle_errors
 def doctor_command(
     project: Path | None = typer.Option(
-        None, "--project", "-p", help="Project whose transcripts to count (default: cwd)."
+        None,
+        "--project",
+        "-p",
+        help="Project root whose transcripts to count (default: the current directory).",
     ),
     as_json: bool = JSON,
 ) -> None:

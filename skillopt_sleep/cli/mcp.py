@@ -12,9 +12,11 @@ from pathlib import Path
 import typer
 
 from skillopt_sleep.cli._app import app
+from skillopt_sleep.cli._run import handle_errors
 
 
 @app.command("mcp")
+@handle_errors
 def mcp_command(
     project: Path | None = typer.Option(
         None,

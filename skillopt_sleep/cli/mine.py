@@ -22,13 +22,13 @@ from skillopt_sleep.cli._options import (
     SINCE,
     STATE_DIR,
     VSCODE_HOME,
-    checked_since,
     escape,
     exits_on_error,
     harness_homes,
     project_root,
     terminal,
 )
+from skillopt_sleep.cli._run import handle_errors
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -45,8 +45,15 @@ def _similarity(value: float | None) -> float | None:
 
 
 @app.command("mine")
+@handle_errors
 def mine_command(
     project: Path | None = PROJECT,
+    source: list[str] = typer.Option(
+        ["all"],
+        "--source",
+        "-s",
+        help="claude | codex | copilot | vscode | all: repeat it or give a comma list.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the tasks as JSON on stdout."),
     embedder: str | None = typer.Option(
         None,
@@ -92,11 +99,12 @@ def mine_command(
     """Find the requests a project's developer makes again and again, and how each would be judged."""
     from skillopt_sleep.cli._profile import overrides
     from skillopt_sleep.cli._render import missing_project_note
+    from skillopt_sleep.cli.harvest import _check  # the sources and window as harvest reads
     from skillopt_sleep.engine import ProjectState, load_config, preview_families
     from skillopt_sleep.jsonable import dumps
     from skillopt_sleep.mine import MineConfig
 
-    checked_since(since)
+    sources = _check(source, since)
     console = terminal(stderr=as_json)
     root = project_root(project)
     homes = harness_homes(claude_home, codex_home, copilot_home, vscode_home)
@@ -110,7 +118,7 @@ def mine_command(
         result = preview_families(
             root,
             config,
-            sources=["all"],
+            sources=sources,
             since=since,
             index_dir=state_dir,
             mine_config=MineConfig(  # the night's settings unless a flag says otherwise

@@ -84,15 +84,16 @@ def _settings(
     return (when or parse_at(config.schedule.at)), config
 
 
-@app.command("schedule")
+@app.command("schedule", context_settings={"allow_extra_args": True})
 @handle_errors
 @with_profile()
 def schedule_command(
+    ctx: typer.Context,
     project: Path | None = PROJECT,
     at: str | None = AT,
     as_json: bool = JSON,
     show: bool = typer.Option(
-        False, "--print", "--dry-run", help="Show the entry that would be written; change nothing."
+        False, "--dry-run", "--print", help="Show the entry that would be written; change nothing."
     ),
     **profile: Any,
 ) -> None:
@@ -102,6 +103,7 @@ def schedule_command(
     with today's PATH; re-running replaces it. --dry-run prints it and changes nothing."""
     from skillopt_sleep.schedule import install_schedule, preview_schedule, schedule_info
 
+    _no_subcommand(ctx.args)
     when = _at(at)
     root = _project(project)
     when, _ = _settings(root, when, profile)
@@ -125,6 +127,29 @@ def schedule_command(
         typer.echo(f"note:     {info['zone_note']}")
     typer.echo(f"command:  {info['command']}")
     typer.echo(f"log:      {info['log']}")
+
+
+_INSTEAD = {
+    "status": "`skillopt-sleep status` shows the schedule (`--json`: its `schedule` object)",
+    "show": "`skillopt-sleep status` shows the schedule (`--json`: its `schedule` object)",
+    "list": "`skillopt-sleep status` shows the schedule (`--json`: its `schedule` object)",
+    "install": "`skillopt-sleep schedule` (no word after it) installs the entry",
+    "add": "`skillopt-sleep schedule` (no word after it) installs the entry",
+    "remove": "`skillopt-sleep unschedule` removes the entry",
+    "uninstall": "`skillopt-sleep unschedule` removes the entry",
+    "delete": "`skillopt-sleep unschedule` removes the entry",
+}
+
+
+def _no_subcommand(words: list[str] | None) -> None:
+    """`schedule` takes options only: ``schedule status`` (as other CLIs spell it) is a usage
+    error that names the command meant, not click's bare "unexpected extra argument"."""
+    from skillopt_core.errors import UsageError
+
+    if not words:
+        return
+    hint = _INSTEAD.get(words[0].lower(), "see `skillopt-sleep schedule --help`")
+    raise UsageError(f"`schedule` takes no argument {words[0]!r}", hint=hint)
 
 
 @app.command("unschedule")
