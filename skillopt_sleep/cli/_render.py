@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+
+from skillopt_sleep.cli._options import escape
 
 
 def missing_project_note(root: Path, sessions: int) -> str:
@@ -24,6 +25,14 @@ def missing_project_note(root: Path, sessions: int) -> str:
         f"note: {root} is not a directory and no session was recorded in it; "
         "check -p/--project (the project's folder, as the harnesses saw it)"
     )
+
+
+def fits(console: Console, table: Table) -> bool:
+    """Whether ``table`` prints whole in the console's width (else Rich crops its columns)."""
+    from rich.measure import Measurement
+
+    unbounded = console.options.update(max_width=10_000)  # else measured within the width
+    return Measurement.get(console, unbounded, table).minimum <= console.width
 
 
 def _console() -> Console:
@@ -54,7 +63,7 @@ def night_summary(report: Any) -> None:
     for edit in report.edits:
         mark = "[green]accepted[/green]" if edit.accepted else "[red]rejected[/red]"
         console.print(
-            f"  {mark} {edit.op} {escape((edit.content or edit.anchor)[:100])} (Δ {edit.delta:+.2f})"
+            f"  {mark} {escape(edit.op)} {escape((edit.content or edit.anchor)[:100])} (Δ {edit.delta:+.2f})"
         )
     if report.proposal:
         console.print(  # paths and commands whole, to copy (and grep in night.log)
@@ -83,22 +92,37 @@ def status_table(status: Any) -> None:
     _id_column(table, "night", [night.night_id for night in status.nights])
     for column in ("outcome", "sess.", "tasks", "edits", "held-out", "cost"):  # fits 80 columns
         table.add_column(column, no_wrap=column != "outcome")
+    rows = []
     for night in status.nights:
         held = (
             f"{night.held_out_before:.2f}->{night.held_out_after:.2f}"
             if night.held_out_before is not None
             else "-"
         )
-        table.add_row(
-            night.night_id,
-            escape(night.outcome),
-            str(night.sessions),
-            str(night.tasks),
-            str(night.accepted_edits),
-            held,
-            f"${night.cost_usd:.4f}",
+        rows.append(
+            (
+                night.night_id,
+                escape(night.outcome),
+                str(night.sessions),
+                str(night.tasks),
+                str(night.accepted_edits),
+                held,
+                f"${night.cost_usd:.4f}",
+            )
         )
-    console.print(table if status.nights else "no nights yet: run `skillopt-sleep run`")
+        table.add_row(*rows[-1])
+    if not status.nights:
+        console.print("no nights yet: run `skillopt-sleep run`")
+    elif fits(console, table):
+        console.print(table)
+    else:  # a narrow terminal would crop the columns to "…": a night a line
+        console.print("[bold]Last nights[/bold]")
+        for night, row in zip(status.nights, rows, strict=True):
+            _, outcome, sessions, tasks, edits, held, cost = row
+            console.print(
+                f"  {night.night_id}: {outcome}, {sessions} sessions, {tasks} tasks, "
+                f"{edits} edits, held-out {held}, {cost}"
+            )
     if status.ended_since_last_night:
         console.print(
             f"{status.ended_since_last_night} session(s) ended since the last night "

@@ -220,7 +220,9 @@ def _summary(console: Console, stats_by_harness: Mapping[str, HarvestStats], roo
         )
     for row in rows:
         table.add_row(*row)
-    if _fits(console, table):
+    from skillopt_sleep.cli._render import fits
+
+    if fits(console, table):
         console.print(table)
     else:  # a narrow terminal would crop the columns that do not fit: one line per harness
         for row in rows:
@@ -240,14 +242,6 @@ def _summary(console: Console, stats_by_harness: Mapping[str, HarvestStats], roo
     note = missing_project_note(root, sum(s.sessions for s in stats_by_harness.values()))
     if note:
         console.print(escape(note), soft_wrap=True)
-
-
-def _fits(console: Console, table: Any) -> bool:
-    """Whether ``table`` prints whole in the console's width (its columns never shrink)."""
-    from rich.measure import Measurement
-
-    unbounded = console.options.update(max_width=10_000)  # else measured within the width
-    return Measurement.get(console, unbounded, table).minimum <= console.width
 
 
 # -- start-up fast path -------------------------------------------------------------------------
