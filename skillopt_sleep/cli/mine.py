@@ -28,7 +28,7 @@ from skillopt_sleep.cli._options import (
     project_root,
     terminal,
 )
-from skillopt_sleep.cli._run import handle_errors
+from skillopt_sleep.cli._run import handle_errors, progress_bar
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -108,7 +108,7 @@ def mine_command(
     console = terminal(stderr=as_json)
     root = project_root(project)
     homes = harness_homes(claude_home, codex_home, copilot_home, vscode_home)
-    with exits_on_error():
+    with exits_on_error(), progress_bar(True) as progress:
         config = load_config(root, overrides(**{f"{k}_home": v for k, v in homes.items()}))
         backend = None
         if optimizer:
@@ -132,6 +132,7 @@ def mine_command(
             ),
             archive_path=archive_path or ProjectState(root).archive_path,
             optimizer=backend,
+            progress=progress,
         )
     if as_json:
         typer.echo(dumps(list(result.tasks), indent=2))

@@ -7,6 +7,7 @@ is given, so a preview never changes what the next night sees.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from skillopt_sleep.mine import MineConfig, MineResult
 
 PathLike = str | os.PathLike[str]
+Progress = Callable[[str, int, int], None]  # (stage, done, total), as a night reports it
 
 
 def preview_sessions(
@@ -26,8 +28,10 @@ def preview_sessions(
     sources: list[str] | None = None,
     since: str | None = None,
     index_dir: PathLike | None = None,
+    progress: Progress | None = None,
 ) -> HarvestResult:
-    """The sessions new since the last committed night (read-only)."""
+    """The sessions new since the last committed night (read-only); ``progress`` is told
+    ``("harvest", files read, files to read)``."""
     from skillopt_sleep.harvest import harvest
 
     config = config or load_config(project)
@@ -38,6 +42,7 @@ def preview_sessions(
         index=index_dir,
         homes=config.homes,
         commit=False,
+        progress=progress,
     )
 
 
@@ -51,14 +56,16 @@ def preview_families(
     mine_config: MineConfig | None = None,
     archive_path: PathLike | None = None,
     optimizer: Any = None,
+    progress: Progress | None = None,
 ) -> MineResult:
-    """The recurring task families in those sessions, and how each would be judged."""
+    """The recurring task families in those sessions, and how each would be judged;
+    ``progress`` is told ``(stage, done, total)`` as the harvest and the miner go."""
     from skillopt_sleep.mine import MineConfig
     from skillopt_sleep.mine.archive import open_archive
 
     config = config or load_config(project)
     sessions = preview_sessions(
-        project, config, sources=sources, since=since, index_dir=index_dir
+        project, config, sources=sources, since=since, index_dir=index_dir, progress=progress
     ).sessions
     settings = mine_config or MineConfig(
         embedder=config.mine.embedder, min_family_size=config.mine.min_family_size
@@ -66,4 +73,5 @@ def preview_families(
     from skillopt_sleep.mine import mine
 
     with open_archive(archive_path if archive_path is not None else ":memory:") as archive:
-        return mine(sessions, archive, settings, optimizer=optimizer)
+        tick = progress or (lambda stage, done, total: None)
+        return mine(sessions, archive, settings, optimizer=optimizer, progress=tick)
