@@ -1,0 +1,186 @@
+"""One training step: roll out a batch with the current skill -> reflect -> aggregate -> select
+(the step's textual learning rate) -> apply -> gate, then credit or prune the bundle, and the
+step's record for the history. Every stage leaves its artifact in ``steps/step_NNNN/``.
+
+A step changes the loop (a new skill version, the rejected-edit buffer) but does not commit it:
+the trainer does. A call budget that runs out while a bundle is credited or pruned stops the step
+with that error, uncommitted, so the resumed run redoes it as an uninterrupted run would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any
+
+from skillopt_core.optim.aggregate import aggregate
+from skillopt_core.optim.context import LoopContext
+from skillopt_core.optim.credit import assign_credit, prune_bundle
+from skillopt_core.optim.gate import over_budget, room_note
+from skillopt_core.optim.reflect import ReflectOutcome, make_minibatches, reflect_all
+from skillopt_core.optim.select import select_edits
+from skillopt_core.records import Edit, Item, ScoredRollout
+from skillopt_core.rundir import atomic_write_json, atomic_write_text
+from skillopt_core.skill import apply_edits
+
+
+def run_step(
+    loop: LoopContext, step: int, epoch: int, batch: Sequence[Item], budget: int
+) -> dict[str, Any]:
+    """Run step ``step`` on ``batch`` with an edit budget of ``budget``; its history record."""
+    cfg = loop.config
+    step_dir = loop.run.step(step)
+    skill = loop.state.current_skill
+    scored = loop.evaluator.run(skill, batch)
+    atomic_write_json(step_dir / "rollouts.json", _rollouts_json(scored))
+    outcomes = reflect_all(
+        loop.roles.optimizer,
+        skill,
+        make_minibatches(scored, cfg.minibatch_size),
+        budget=budget,
+        rejected=loop.rejected,
+        meta_notes=loop.state.meta_notes if cfg.meta_skill else "",
+        step=step,
+        workers=cfg.workers,
+        room=room_note(skill, cfg.gate),
+    )
+    blocked = loop.rejected.blocked_keys()
+    proposed = [e for o in outcomes for e in o.edits]
+    merged = aggregate([e for e in proposed if e.key() not in blocked])
+    selected = select_edits(merged, budget, blocked)
+    atomic_write_json(step_dir / "patches.json", _patches_json(budget, outcomes, merged, selected))
+    record: dict[str, Any] = {
+        "step": step,
+        "epoch": epoch,
+        "lr_budget": budget,
+        "train_hard": sum(s.score.hard for s in scored) / max(1, len(scored)),
+        "failures": sum(1 for s in scored if s.score.hard < 1.0),
+        "proposed": len(proposed),
+        "selected": len(selected),
+        "minibatches": len(outcomes),
+        "dropped_minibatches": [o.dropped_reason for o in outcomes if o.dropped_reason],
+        "accepted": False,
+    }
+    if not selected:
+        record["decision"] = "no edits to try"
+        return record
+    report = apply_edits(skill, selected)
+    atomic_write_json(
+        step_dir / "apply_report.json",
+        [
+            {"edit": o.edit.to_json(), "applied": o.applied, "reason": o.reason}
+            for o in report.outcomes
+        ],
+    )
+    applied = list(report.applied)
+    record["applied"] = len(applied)
+    if not applied or report.text == skill:
+        record["decision"] = "no edit applied"
+        return record
+    atomic_write_text(step_dir / "candidate.md", report.text)
+    too_big = over_budget(skill, report.text, cfg.gate)
+    if too_big:  # unweighed, so not blamed: no credit, nothing in the rejected buffer
+        record["decision"] = too_big
+        return record
+    decision, delta = loop.gate(report.text)
+    atomic_write_json(step_dir / "gate.json", asdict(decision))
+    record.update(
+        decision=decision.reason, val_current=decision.current, val_candidate=decision.candidate
+    )
+    if decision.accepted:
+        _take(loop, skill, applied, report.text, delta, step, budget, record)
+    elif cfg.credit and len(applied) > 1:
+        _credit(loop, skill, applied, delta, step, budget, record)
+    else:
+        loop.rejected.add(applied, delta, step)
+        record["rejected_edits"] = [e.to_json() for e in applied]
+    return record
+
+
+def _take(
+    loop: LoopContext,
+    skill: str,
+    applied: list[Edit],
+    text: str,
+    delta: float,
+    step: int,
+    budget: int,
+    record: dict[str, Any],
+) -> None:
+    """An accepted bundle, pruned of any edit that rides along to its harm (optim/credit.py)."""
+    cfg = loop.config
+    if cfg.credit and cfg.gated and len(applied) > 1:  # no harmful edit rides along
+        pruned = prune_bundle(skill, applied, text, delta, loop.gate, budget)
+        if pruned.budget is not None:  # not committed: the resumed run redoes the step
+            raise pruned.budget
+        applied, text = list(pruned.kept), pruned.skill
+        for dropped in pruned.dropped:
+            loop.rejected.add([dropped.edit], dropped.delta, step)
+        record["pruned_edits"] = [c.edit.to_json() for c in pruned.dropped]
+    record["accepted"] = True
+    record["skill_version"] = loop.accept(text)
+    loop.state.accepted.extend({**e.to_json(), "step": step, "delta": delta} for e in applied)
+
+
+def _credit(
+    loop: LoopContext,
+    skill: str,
+    applied: list[Edit],
+    delta: float,
+    step: int,
+    limit: int,
+    record: dict[str, Any],
+) -> None:
+    """A rejected bundle: judge its edits alone before blaming them (optim/credit.py)."""
+    policy = loop.config.gate
+    outcome = assign_credit(
+        skill, applied, loop.gate, limit, refuse=lambda text: over_budget(skill, text, policy)
+    )
+    if outcome.budget is not None:  # not committed: the resumed run redoes the step
+        raise outcome.budget
+    record["credit"] = outcome.to_json()
+    if outcome.skill is not None:
+        record["accepted"] = True
+        record["skill_version"] = loop.accept(outcome.skill)
+        loop.state.accepted.extend(
+            {**c.edit.to_json(), "step": step, "delta": c.delta} for c in outcome.accepted
+        )
+    for blamed in outcome.blamed:
+        loop.rejected.add([blamed.edit], blamed.delta, step)
+    loop.rejected.add(outcome.unchecked, delta, step)
+    record["rejected_edits"] = [c.edit.to_json() for c in outcome.blamed] + [
+        e.to_json() for e in outcome.unchecked
+    ]
+
+
+def _rollouts_json(scored: Sequence[ScoredRollout]) -> list[dict[str, Any]]:
+    return [
+        {
+            "item_id": s.item.id,
+            "response": s.rollout.response,
+            "hard": s.score.hard,
+            "soft": s.score.soft,
+            "reason": s.score.reason,
+        }
+        for s in scored
+    ]
+
+
+def _patches_json(
+    budget: int, outcomes: Sequence[ReflectOutcome], merged: list[Edit], selected: list[Edit]
+) -> dict[str, Any]:
+    return {
+        "budget": budget,
+        "minibatches": [
+            {
+                "kind": o.minibatch.kind,
+                "index": o.minibatch.index,
+                "size": len(o.minibatch.cases),
+                "edits": [e.to_json() for e in o.edits],
+                "dropped": o.dropped_reason,
+            }
+            for o in outcomes
+        ],
+        "merged": [e.to_json() for e in merged],
+        "selected": [e.to_json() for e in selected],
+    }
