@@ -35,6 +35,7 @@ from skillopt_core.backends.mock.meaning import (
 from skillopt_core.backends.mock.world import harmful_in, normalise, stable_fraction
 from skillopt_sleep.records import Check
 from skillopt_sleep.replay.checks import guidance_for
+from skillopt_sleep.replay.patterns import regex_problem
 
 BROAD_HARM = 0.6
 """Share of replays in which a too-broad line crowds out a requirement it does not address."""
@@ -93,10 +94,9 @@ def addressed(check: Check, skill: str, readings: list[Reading] | None = None) -
 def _shows_example(pattern: str, skill: str) -> bool:
     """The skill shows an example of the wanted form (a format with no words, like v1.2.3)."""
     inline = re.sub(r"^\(\?m\)\^\\s\*|\\s\*\$$", "", pattern)
-    try:
-        return re.search(inline, skill) is not None
-    except re.error:
+    if regex_problem(inline):
         return False
+    return re.search(inline, skill) is not None
 
 
 def contradicted(check: Check, readings: list[Reading]) -> bool:
@@ -112,10 +112,9 @@ def crowded_out(check: Check, readings: list[Reading]) -> bool:
 
 def _regex_example(check: Check, task: Mapping[str, Any]) -> str:
     """A line matching the check's pattern, taken from its description or the request."""
-    try:
-        pattern = re.compile(check.value)
-    except re.error:
+    if regex_problem(check.value):
         return ""
+    pattern = re.compile(check.value)
     source = f"{check.description} {task.get('intent', '')}"
     words = [w.strip("'\".,;()") for w in source.split()]
     for candidate in [*words, *source.splitlines()]:
@@ -133,7 +132,7 @@ def _render(check: Check, ok: bool, task: Mapping[str, Any]) -> list[str]:
     if kind == "section_present":
         return [f"## {value}", f"Details for {value}."] if ok else []
     if kind == "max_chars":
-        limit = int(value) if value.isdigit() else 0
+        limit = int(value) if value.isascii() and value.isdigit() else 0
         return (
             [] if ok or not limit else ["Additional background: " + "detail " * (limit // 6 + 10)]
         )

@@ -1,0 +1,186 @@
+"""Regex checks run bounded: a pattern a model wrote must not hang a night.
+
+Two defences. :func:`regex_problem` reads a pattern's structure and refuses the shapes that
+backtrack catastrophically (a repeat nested in an unbounded repeat, like ``(a+)+``, and
+backreferences): the same pattern is refused on every answer, so candidate and current skill are
+judged alike. What passes that screen is searched in a helper interpreter that is killed after
+:data:`TIME_LIMIT_S` (polynomial blow-ups like ``\\s*\\s*x`` on a huge answer); a pattern that ran out
+of time once is refused for the rest of the process, so a night pays the limit once per pattern.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import importlib
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+from typing import Any
+
+try:  # the parser behind ``re``: re._parser from Python 3.11, sre_parse before
+    _sre: Any = importlib.import_module("re._parser")
+except ImportError:  # pragma: no cover - Python 3.10
+    _sre = importlib.import_module("sre_parse")
+
+TIME_LIMIT_S = 2.0
+"""Seconds one search may take before the pattern is given up on."""
+LARGE_REPEAT = 10
+"""A repeat of more than this many times counts as unbounded around a nested repeat."""
+
+_REPEATS = {_sre.MAX_REPEAT, _sre.MIN_REPEAT}
+_BACKREFS = {_sre.GROUPREF, getattr(_sre, "GROUPREF_EXISTS", _sre.GROUPREF)}
+_SAFE_GROUPS = {getattr(_sre, "POSSESSIVE_REPEAT", None), getattr(_sre, "ATOMIC_GROUP", None)}
+
+_WORKER = r"""
+import json, re, sys
+try:
+    import resource
+except ImportError:
+    resource = None
+for line in sys.stdin:
+    pattern, text, limit = json.loads(line)
+    if resource is not None:
+        used = sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
+        hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+        soft = int(used + limit) + 2
+        if hard == resource.RLIM_INFINITY or soft <= hard:
+            resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+    try:
+        found = re.search(pattern, text) is not None
+    except Exception:
+        found = None
+    sys.stdout.write(json.dumps(found) + "\n")
+    sys.stdout.flush()
+"""
+
+
+def _subpatterns(value: Any) -> list[Any]:
+    """The parsed sub-patterns held anywhere in one node's argument."""
+    if isinstance(value, _sre.SubPattern):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [s for item in value for s in _subpatterns(item)]
+    return []
+
+
+def _problem(parsed: Any, in_repeat: bool) -> str:
+    for op, av in parsed:
+        if op in _BACKREFS:
+            return "it uses a backreference"
+        if op in _SAFE_GROUPS:
+            continue  # possessive and atomic: no backtracking into them
+        if op in _REPEATS:
+            _low, high, body = av
+            if high > 1 and in_repeat:
+                return "it nests a repeat inside a repeat"
+            found = _problem(body, in_repeat or high > LARGE_REPEAT)
+        else:
+            found = next((p for s in _subpatterns(av) if (p := _problem(s, in_repeat))), "")
+        if found:
+            return found
+    return ""
+
+
+def regex_problem(pattern: str) -> str:
+    """Why ``pattern`` cannot be a check ("" when it can): invalid, or shaped to backtrack
+    catastrophically. Mining can use it to keep such patterns from ever becoming checks."""
+    try:
+        parsed = _sre.parse(pattern)
+    except (re.error, RecursionError, OverflowError) as exc:
+        return f"it is an invalid pattern ({exc})"
+    return _problem(parsed, False)
+
+
+class _Worker:
+    """One helper interpreter, reused for every search (a round trip costs well under a
+    millisecond), replaced when a search runs out of time. No thread outlives a search, so the
+    process stays single-threaded between them (forked work needs that)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._process: subprocess.Popen[str] | None = None
+        self._owner = 0
+
+    def _start(self) -> subprocess.Popen[str]:
+        if self._owner != os.getpid():  # forked: the helper and its pipes are the parent's
+            self._process = None
+        if self._process is None or self._process.poll() is not None:
+            self.stop()
+            self._owner = os.getpid()
+            self._process = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", _WORKER],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+                encoding="utf-8",
+                errors="surrogatepass",
+            )
+        return self._process
+
+    def search(self, pattern: str, text: str, limit: float) -> bool | None:
+        with self._lock:
+            try:
+                return self._ask(pattern, text, limit)
+            except BaseException:  # a Ctrl-C or SIGTERM mid-search: its reply must not be read
+                self.stop()  # as the next search's
+                raise
+
+    def _ask(self, pattern: str, text: str, limit: float) -> bool | None:
+        process = self._start()
+        stdin, stdout = process.stdin, process.stdout
+        assert stdin is not None and stdout is not None
+        reply: list[str] = []
+        reader = threading.Thread(target=lambda: reply.append(stdout.readline()), daemon=True)
+        try:
+            stdin.write(json.dumps([pattern, text, limit]) + "\n")
+            stdin.flush()
+        except (OSError, ValueError):
+            self.stop()
+            return None
+        reader.start()
+        reader.join(limit)
+        if reader.is_alive() or not reply or not reply[0]:
+            self.stop()
+            reader.join()
+            return None
+        found = json.loads(reply[0])
+        return found if isinstance(found, bool) else None
+
+    def stop(self) -> None:
+        process, self._process = self._process, None
+        if process is None or self._owner != os.getpid():
+            return
+        process.kill()
+        process.wait()
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    stream.close()
+
+
+_worker = _Worker()
+atexit.register(_worker.stop)
+_slow: set[str] = set()
+_slow_lock = threading.Lock()
+
+
+def bounded_search(pattern: str, text: str) -> tuple[bool | None, str]:
+    """Whether ``pattern`` matches somewhere in ``text``, or (None, why) when it was not decided:
+    the pattern is invalid, shaped to backtrack catastrophically, or ran out of time."""
+    problem = regex_problem(pattern)
+    if problem:
+        return None, problem
+    with _slow_lock:
+        if pattern in _slow:
+            return None, f"it took over {TIME_LIMIT_S:g}s on an earlier answer"
+    found = _worker.search(pattern, text, TIME_LIMIT_S)
+    if found is None:
+        with _slow_lock:
+            _slow.add(pattern)
+        return None, f"it took over {TIME_LIMIT_S:g}s"
+    return found, ""
