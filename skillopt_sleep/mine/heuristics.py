@@ -18,8 +18,10 @@ rule reads one common way developers correct an agent:
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 
+from skillopt_core.redaction import PLACEHOLDER_RE
 from skillopt_sleep.records import Check
 
 _EXAMPLE = re.compile(
@@ -86,6 +88,16 @@ _STOP_WORDS = {
     "tests",
     "problem",
     "issue",
+    # what the optional article and verb groups leave behind when the phrase itself is masked
+    # ("use the [REDACTED:github-token] token" named "the")
+    "the",
+    "a",
+    "an",
+    "use",
+    "using",
+    "add",
+    "include",
+    "mention",
 }
 _TAIL_CUT = re.compile(
     r"\s+(?:and|or|but|so|then|because|before|after|when|if|to|for|in|on|with|of)\b.*$",
@@ -122,8 +134,10 @@ def checks_from_feedback(feedback: Iterable[str], reply_chars: int = 0) -> list[
         if value and key not in found:
             found[key] = Check(kind, value, why)
 
-    for text in feedback:
-        quoted = f"from the correction {text[:160]!r}"
+    for said in feedback:
+        quoted = f"from the correction {said[:160]!r}"
+        # compared as text: full-width letters are letters; a masked span names nothing
+        text = PLACEHOLDER_RE.sub(" ; ", unicodedata.normalize("NFKC", said))
         for match in _EXAMPLE.finditer(text):
             pattern = generalize_example(match.group(1))
             if r"\d+" in pattern or re.search(r"[:/#]", match.group(1)):
@@ -160,7 +174,7 @@ def checks_from_feedback(feedback: Iterable[str], reply_chars: int = 0) -> list[
                 add("section_present", title, f"include the {title!r} section {quoted}")
         for match in _TOOL.finditer(text):
             add("tool_called", match.group(1), f"use the {match.group(1)} tool {quoted}")
-    return list(found.values())
+    return list(found.values())  # two that disagree are the miner's sign of two tasks (coherence)
 
 
 def rubric_for(intent: str, corrections: Iterable[str], approvals: Iterable[str]) -> str:

@@ -18,6 +18,7 @@ from skillopt_core.redaction import redact
 from skillopt_sleep.mine.candidates import Candidate
 from skillopt_sleep.mine.heuristics import checks_from_feedback, rubric_for
 from skillopt_sleep.records import Check, SignalKind
+from skillopt_sleep.replay.checks import unusable_reason
 
 CHECK_KINDS = (
     "contains",
@@ -115,7 +116,8 @@ def _valid_check(raw: dict[str, Any]) -> Check | None:
             return None
     if kind == "max_chars" and not value.isdigit():
         return None
-    return Check(kind, value, str(raw.get("description", "")))
+    check = Check(kind, value, str(raw.get("description", "")))
+    return None if unusable_reason(check) else check  # one that could judge no answer fairly
 
 
 def _prompt(representative: str, members: Sequence[Candidate]) -> str:
