@@ -15,8 +15,10 @@ from skillopt_core.skill import skill_hash
 
 
 class Evaluator:
-    """Scores skills on splits. ``cache`` maps ``hash|split|samples`` to EvalResult JSON and may be
-    persisted by the caller, so a resumed run never pays twice for the same evaluation."""
+    """Scores skills on splits. ``cache`` maps ``hash|split|samples|target`` to EvalResult JSON
+    and may be persisted by the caller, so a resumed run never pays twice for the same
+    evaluation; a run resumed with another target model evaluates afresh (its scores are not the
+    other model's)."""
 
     def __init__(
         self,
@@ -34,6 +36,7 @@ class Evaluator:
         self.workers = workers
         self.cache: MutableMapping[str, dict[str, Any]] = cache if cache is not None else {}
         self._on_change = on_change
+        self._target_id = f"{getattr(target, 'name', '')}:{getattr(target, 'model', '')}"
 
     def run(self, skill: str, items: Sequence[Item], samples: int = 1) -> list[ScoredRollout]:
         """Every (item, sample) rolled out and scored, in input order."""
@@ -46,8 +49,12 @@ class Evaluator:
 
         return parallel_map(one, jobs, self.workers)
 
+    def cache_key(self, skill: str, split: str) -> str:
+        """Where the evaluation of ``skill`` on ``split`` is cached."""
+        return f"{skill_hash(skill)}|{split}|{self.samples}|{self._target_id}"
+
     def evaluate(self, skill: str, split: str) -> EvalResult:
-        key = f"{skill_hash(skill)}|{split}|{self.samples}"
+        key = self.cache_key(skill, split)
         cached = self._cached(key)
         if cached is not None:
             return cached

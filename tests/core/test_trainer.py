@@ -246,7 +246,21 @@ def test_a_cache_entry_of_the_wrong_shape_is_evaluated_again() -> None:
     from skillopt_core.optim.evaluate import Evaluator
     from skillopt_core.skill import skill_hash
 
-    cache = {f"{skill_hash(SEED_SKILL)}|val|1": {"bogus": 1}}
+    cache: dict[str, dict[str, int]] = {}
     evaluator = Evaluator(QAEnvironment(TOY), create_backend("mock"), cache=cache)
+    key = evaluator.cache_key(SEED_SKILL, "val")
+    assert key.startswith(f"{skill_hash(SEED_SKILL)}|val|1|")
+    cache[key] = {"bogus": 1}
     assert evaluator.evaluate(SEED_SKILL, "val").n == 35
-    assert "bogus" not in cache[f"{skill_hash(SEED_SKILL)}|val|1"]
+    assert "bogus" not in cache[key]
+
+
+def test_a_run_resumed_with_another_target_model_does_not_reuse_its_scores() -> None:
+    """The cache was keyed by skill, split and samples alone: a resumed ``skillopt train`` with
+    another ``--target`` took the first model's validation scores as its own."""
+    from skillopt_core.optim.evaluate import Evaluator
+
+    cache: dict[str, dict[str, int]] = {}
+    first = Evaluator(QAEnvironment(TOY), create_backend("mock:one"), cache=cache)
+    other = Evaluator(QAEnvironment(TOY), create_backend("mock:two"), cache=cache)
+    assert first.cache_key(SEED_SKILL, "val") != other.cache_key(SEED_SKILL, "val")
