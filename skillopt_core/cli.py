@@ -204,9 +204,14 @@ def _print_preflight(request: Any, train_config: Any, as_json: bool) -> None:
 
 def _run_training(request: Any, train_config: Any, as_json: bool) -> None:
     from skillopt_core._train_view import render_summary, step_progress
+    from skillopt_core.interrupts import sigterm_interrupts
     from skillopt_core.training import run_training, summary_json
 
-    with step_progress(enabled=not as_json and sys.stderr.isatty()) as on_step:
+    # a SIGTERM (a shutdown, `kill`) unwinds like Ctrl-C: exit 143, resumable, never a bare kill
+    with (
+        sigterm_interrupts(),
+        step_progress(enabled=not as_json and sys.stderr.isatty()) as on_step,
+    ):
         summary = run_training(request, train_config, on_step)
     if as_json:
         typer.echo(json.dumps(summary_json(summary), indent=2))
@@ -251,10 +256,13 @@ def evaluate(
         text = skill.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise UsageError(f"--skill {skill} is not UTF-8 text ({exc.reason})") from None
+    from skillopt_core.interrupts import sigterm_interrupts
+
     results = {}
-    for name in splits:
-        result = evaluator.evaluate(text, canonical_split(name))
-        results[name] = {"hard": result.hard, "soft": result.soft, "n": result.n}
+    with sigterm_interrupts():
+        for name in splits:
+            result = evaluator.evaluate(text, canonical_split(name))
+            results[name] = {"hard": result.hard, "soft": result.soft, "n": result.n}
     if as_json:
         typer.echo(
             json.dumps(
