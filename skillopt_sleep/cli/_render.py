@@ -139,6 +139,8 @@ def status_table(status: Any) -> None:
         line = escape(str(schedule.get("time") or schedule.get("at") or "")) + (
             f" next {escape(str(upcoming))}" if upcoming else ""
         )
+        if schedule.get("zone_note"):  # the shell's clock shows that run at another hour
+            line += f"\n  note: {escape(str(schedule['zone_note']))}"
     else:
         line = "not scheduled (skillopt-sleep schedule)"
     for problem in schedule.get("problems") or ():  # e.g. the engine it names was moved

@@ -54,3 +54,22 @@ def test_status_keeps_every_night_figure_at_any_width(
     for figure in ("20261127-031700", "staged", "12", "0.50->0.75", "$0.0123"):
         assert figure in flat
     assert "…" not in flat
+
+
+def test_status_says_when_the_shells_clock_shows_the_run_at_another_hour(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``status --json`` had the note; the terminal table dropped it (the README says both say
+    so when your shell's clock differs)."""
+    from types import SimpleNamespace
+
+    from skillopt_sleep.cli._render import status_table
+
+    note = "03:17 is Etc/UTC time (the scheduler's clock); your shell's clock shows 04:17 then"
+    schedule = {"installed": True, "time": "03:17 Etc/UTC", "next_run": "2026-11-29T03:17:00Z",
+                "zone_note": note}  # fmt: skip
+    status = SimpleNamespace(project="/p", state_dir="/s", running=None, nights=[],
+                             ended_since_last_night=0, pending=[], schedule=schedule,
+                             backends={}, health={}, archive={})  # fmt: skip
+    status_table(status)
+    assert note in " ".join(capsys.readouterr().out.split())
