@@ -21,6 +21,23 @@ PRIVATE_DIR_MODE = 0o700
 PRIVATE_FILE_MODE = 0o600
 
 
+PROJECT_CONFIG = Path(".skillopt-sleep") / "config.toml"
+
+
+def user_config_path() -> Path:
+    """The user's config file (``SKILLOPT_SLEEP_CONFIG``, else the platform's config dir)."""
+    override = os.environ.get("SKILLOPT_SLEEP_CONFIG")
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("skillopt-sleep", appauthor=False)) / "config.toml"
+
+
+def project_config_path(project: str | os.PathLike[str]) -> Path:
+    return Path(project) / PROJECT_CONFIG
+
+
 def state_dir() -> Path:
     """``$SKILLOPT_SLEEP_HOME`` (absolute: a relative one named another folder once a schedule's
     shell ran from elsewhere, so its log and its state parted), else the platform's state dir."""

@@ -83,6 +83,7 @@ def harvest_command(
     root = project_root(project)
     homes = harness_homes(claude_home, codex_home, copilot_home, vscode_home)
     with exits_on_error():
+        homes = configured_homes(root, homes)
         _harvest(
             root,
             tuple(source),
@@ -95,6 +96,23 @@ def harvest_command(
             output=output,
             report=lambda stats: _summary(terminal(stderr=as_json), stats, root),
         )
+
+
+def configured_homes(root: Path, given: dict[str, Path]) -> dict[str, Path]:
+    """The harness homes a night of ``root`` reads (``[homes]`` in a config file, or
+    ``SKILLOPT_SLEEP_HOMES_*``), under the ones given as flags: a harvest read other folders
+    than the night whose index it advances. The config is loaded only when a file or a variable
+    could hold one (loading it costs a tenth of a second of start-up)."""
+    from skillopt_sleep.paths import project_config_path, user_config_path
+
+    may = any(name.startswith("SKILLOPT_SLEEP_") for name in os.environ) or any(
+        path.is_file() for path in (user_config_path(), project_config_path(root))
+    )
+    if not may:
+        return given
+    from skillopt_sleep.engine import load_config
+
+    return {**load_config(root).homes, **given}
 
 
 def _check(source: list[str], since: str | None) -> list[str]:

@@ -38,6 +38,7 @@ from skillopt_sleep.engine.config_schema import (
     SleepSettings,
     TrainSection,
 )
+from skillopt_sleep.paths import PROJECT_CONFIG, project_config_path, user_config_path
 
 __all__ = [
     "PROJECT_CONFIG",
@@ -47,8 +48,6 @@ __all__ = [
     "project_config_path",
     "user_config_path",
 ]
-
-PROJECT_CONFIG = Path(".skillopt-sleep") / "config.toml"
 
 
 @dataclass(frozen=True)
@@ -168,19 +167,6 @@ def _check_night(night: NightSection, sources: Mapping[str, str]) -> None:
                 f"night.sources ({sources.get('night.sources', 'default')}): unknown source "
                 f"{name!r}{suggest(name, known)}; known: {', '.join(known)}, all"
             )
-
-
-def user_config_path() -> Path:
-    override = os.environ.get("SKILLOPT_SLEEP_CONFIG")
-    if override:
-        return Path(override).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir("skillopt-sleep", appauthor=False)) / "config.toml"
-
-
-def project_config_path(project: str | os.PathLike[str]) -> Path:
-    return Path(project) / PROJECT_CONFIG
 
 
 def load_config(

@@ -7,6 +7,7 @@ it writes nothing and calls no model.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 from dataclasses import dataclass
@@ -132,12 +133,14 @@ def transcript_counts(homes: Homes, project: Path) -> dict[str, tuple[int, int]]
     the harvest finds them (each source's ``discover``), and the places it could not read.
     Claude Code's and Copilot's are narrowed to the project by folder; Codex records the project
     inside each file, so all of its files count."""
+    from skillopt_core.errors import SkillOptError
+    from skillopt_sleep.engine import load_config
     from skillopt_sleep.harvest import HarvestConfig, load_sources
 
-    config = HarvestConfig(
-        project=project,
-        homes={"claude": homes.claude, "codex": homes.codex, "copilot": homes.copilot},
-    )
+    read: dict[str, Path] = {"claude": homes.claude, "codex": homes.codex, "copilot": homes.copilot}
+    with contextlib.suppress(SkillOptError):  # a config it cannot read: the harness defaults
+        read.update(load_config(project).homes)  # ``[homes]``: where a night reads them
+    config = HarvestConfig(project=project, homes=read)
     registry = load_sources()
     counts: dict[str, tuple[int, int]] = {}
     for name in registry.names():

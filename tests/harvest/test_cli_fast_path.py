@@ -61,7 +61,32 @@ def test_harvest_starts_without_the_engine_or_pydantic(tmp_path: Path) -> None:
     (home / "projects").mkdir(parents=True)
     args = ["harvest", "-p", WEBAPP, "--claude-home", str(home), "-s", "claude",
             "--state-dir", str(tmp_path / "state")]  # fmt: skip
-    env = {**os.environ, "HOME": str(tmp_path)}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SKILLOPT_SLEEP_")}
+    env.update(HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "config"))  # no config to read
     done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
                           env=env, timeout=120)  # fmt: skip
     assert "HEAVY []" in done.stderr, done.stderr
+
+
+def test_harvest_reads_the_homes_a_night_reads(tmp_path: Path) -> None:
+    """``[homes]`` in the config (the config form of ``--claude-home``) was read by nights and
+    ``mine`` but not by ``harvest``, which then advanced the night's index over other folders."""
+    import json as jsonlib
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from skillopt_sleep.cli import app
+
+    home = tmp_path / "elsewhere" / ".claude"
+    shutil.copytree(FIXTURES / ".claude", home)
+    config = tmp_path / "config.toml"
+    config.write_text(f"[homes]\nclaude = {jsonlib.dumps(str(home))}\n")
+    result = CliRunner().invoke(
+        app,
+        ["harvest", "-p", WEBAPP, "-s", "claude", "--since", "3650d", "--json",
+         "--state-dir", str(tmp_path / "state")],
+        env={"SKILLOPT_SLEEP_CONFIG": str(config)},
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert jsonlib.loads(result.stdout), "no session read from the configured home"
