@@ -22,6 +22,9 @@ CASES = [
 
 SCRIPT = """
 import os, signal, sys, time, importlib
+# a process started in the background by a non-interactive shell (as CI may run the suite)
+# inherits SIGINT ignored, and Python then installs no handler: restore a terminal's
+signal.signal(signal.SIGINT, signal.default_int_handler)
 module = importlib.import_module({module!r})
 def interrupted(*args, **kwargs):
     os.kill(os.getpid(), signal.SIGINT)
