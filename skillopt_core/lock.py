@@ -53,7 +53,7 @@ def exclusive(directory: Path, what: str = "run", elsewhere: str = "") -> Iterat
     waiting, e.g. another output directory)."""
     path = directory / ".lock"
     try:
-        directory.mkdir(parents=True, exist_ok=True)
+        directory.mkdir(parents=True, exist_ok=True, mode=0o700)  # a new one is private
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         with contextlib.suppress(OSError):  # a lock file an older version made 0644
             os.fchmod(fd, 0o600)

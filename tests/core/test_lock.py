@@ -109,3 +109,14 @@ def test_a_real_holder_still_turns_a_run_away(tmp_path: Path) -> None:
         lock.exclusive(tmp_path, "night"),
     ):
         pass
+
+
+def test_a_folder_the_lock_creates_is_private(tmp_path: Path) -> None:
+    """``<state>/schedule/`` was made 0755 by the lock that first used it (the README promises
+    0700 folders in the state dir)."""
+    import stat
+
+    folder = tmp_path / "schedule"
+    with exclusive(folder, "test"):
+        pass
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
