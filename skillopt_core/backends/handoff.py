@@ -159,9 +159,10 @@ class HandoffBackend:
             if answer.strip():
                 self._refresh(root, new=None)
                 return Completion(text=answer.strip(), model=self.model or "handoff")
-            pending = self._refresh(root, new=self._write_prompt(root, key, request))
+            self._refresh(root, new=self._write_prompt(root, key, request))
         raise HandoffPending(
-            f"handoff: {len(pending)} prompt(s) wait for answers in {root}",
+            # no count: parallel calls each stop here, and the first to say so saw only its own
+            f"handoff: prompts wait for answers in {root} (PROMPTS.md lists every one)",
             hint=f"answer each prompt listed in {root / 'PROMPTS.md'} in its answer file, then run the same command again",
         )
 
