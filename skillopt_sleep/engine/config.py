@@ -107,10 +107,9 @@ class SleepConfig:
             if spec:
                 known_spec(spec)
         if self.mine.embedder != "auto":  # the default needs no check (nor the embedders)
-            from skillopt_sleep.mine.embed import EMBEDDERS, embedder_names
+            from skillopt_sleep.mine.embed import check_embedder_name
 
-            if self.mine.embedder not in embedder_names():
-                EMBEDDERS.get(self.mine.embedder)  # raises, naming the known ones
+            check_embedder_name(self.mine.embedder)  # raises, naming the known ones
             if self.mine.embedder == "minilm":  # named, but can it load here?
                 from skillopt_sleep.mine.embed.minilm import require_minilm
 

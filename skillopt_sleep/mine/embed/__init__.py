@@ -91,7 +91,7 @@ def create_embedder(name: str = "auto", *, model: str = "") -> Embedder:
     ``model`` is a local model directory (or a model name already in the local HF cache) for
     minilm; it is ignored by the others.
     """
-    _load_builtin()
+    check_embedder_name(name)
     if name == "auto":
         from skillopt_sleep.mine.embed.minilm import minilm_available
         from skillopt_sleep.mine.embed.minilm_numpy import encoder_dir
@@ -116,11 +116,22 @@ def embedder_names() -> list[str]:
     return EMBEDDERS.names()
 
 
+def check_embedder_name(name: str) -> None:
+    """An :class:`~skillopt_core.registry.UnknownEntryError` naming every choice, ``auto``
+    included, unless ``name`` is one."""
+    from skillopt_core.registry import UnknownEntryError
+
+    names = embedder_names()
+    if name != "auto" and name not in names:
+        raise UnknownEntryError("embedder", name, ["auto", *names])
+
+
 __all__ = [
     "EMBEDDERS",
     "CachedEmbedder",
     "Embedder",
     "Shortlist",
+    "check_embedder_name",
     "create_embedder",
     "embedder_names",
 ]
