@@ -78,10 +78,12 @@ def _nothing_new(config: SleepConfig, first_night: bool) -> str:
     if not first_night:
         return "no new sessions since the last night"
     sources = ", ".join(config.night.sources)
+    wider = "730d" if config.night.since == "365d" else "365d"  # never the window it has
     return (
-        f"no session of this project in the last {config.night.since} ({sources}): nights "
-        f"read back to that long before the first one (night.since); for older ones, set since "
-        f"under [night] in the config, or run with SKILLOPT_SLEEP_NIGHT_SINCE=120d"
+        f"no session of this project to read in the last {config.night.since} ({sources}): a "
+        f"first night reads back that far (night.since; for older sessions set a longer since "
+        f"under [night] in the config, or run with SKILLOPT_SLEEP_NIGHT_SINCE={wider}), and "
+        f"never what a `harvest --commit` delivered already"
     )
 
 
