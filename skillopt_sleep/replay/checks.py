@@ -139,8 +139,8 @@ def _verdict(check: Check, answer: _Answer, tools: Sequence[str]) -> CheckResult
         why = f"the answer contains {value!r}"
     elif kind in ("regex", "not_regex"):
         found, problem = bounded_search(unicodedata.normalize("NFC", value), answer.pattern_text)
-        if found is None:
-            return CheckResult(check, True, f"skipped: the pattern is refused: {problem}", True)
+        if found is None:  # this answer alone could not be searched (the pattern was screened):
+            return CheckResult(check, False, f"not shown within the limit: {problem}")  # fails
         passed = found if kind == "regex" else not found
         why = f"the answer {'does not match' if kind == 'regex' else 'matches'} /{value}/"
     elif kind == "section_present":

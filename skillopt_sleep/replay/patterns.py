@@ -1,11 +1,14 @@
 """Regex checks run bounded: a pattern a model wrote must not hang a night.
 
-Two defences. :func:`regex_problem` reads a pattern's structure and refuses the shapes that
+Two defences. :func:`regex_problem` refuses patterns that do not compile and the shapes that
 backtrack catastrophically (a repeat nested in an unbounded repeat, like ``(a+)+``, and
 backreferences): the same pattern is refused on every answer, so candidate and current skill are
-judged alike. What passes that screen is searched in a helper interpreter that is killed after
-:data:`TIME_LIMIT_S` (polynomial blow-ups like ``\\s*\\s*x`` on a huge answer); a pattern that ran out
-of time once is refused for the rest of the process, so a night pays the limit once per pattern.
+judged alike. What passes that screen is searched in a helper interpreter (in a session of its
+own, so a Ctrl-C at the terminal does not reach it) that is stopped after :data:`TIME_LIMIT_S`
+(polynomial blow-ups like ``\\s*\\s*x`` on a huge answer): that search alone is undecided, the
+next one is tried afresh, so no verdict depends on which answer came first. A helper that died
+(killed from outside) is started again once; where none can start, a screened pattern is
+searched in this process.
 """
 
 from __future__ import annotations
@@ -30,6 +33,15 @@ TIME_LIMIT_S = 2.0
 """Seconds one search may take before the pattern is given up on."""
 LARGE_REPEAT = 10
 """A repeat of more than this many times counts as unbounded around a nested repeat."""
+
+SLOW, ERROR, GONE = "slow", "error", "gone"  # why a helper's search was not decided
+# the helper in a session (a process group) of its own: a Ctrl-C or a closed terminal, meant
+# for the command, must not kill it mid-search
+_OWN_SESSION: dict[str, Any] = (
+    {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
+    if sys.platform == "win32"
+    else {"start_new_session": True}
+)
 
 _REPEATS = {_sre.MAX_REPEAT, _sre.MIN_REPEAT}
 _BACKREFS = {_sre.GROUPREF, getattr(_sre, "GROUPREF_EXISTS", _sre.GROUPREF)}
@@ -90,6 +102,7 @@ def regex_problem(pattern: str) -> str:
     catastrophically. Mining can use it to keep such patterns from ever becoming checks."""
     try:
         parsed = _sre.parse(pattern)
+        re.compile(pattern)  # what parses can still fail here (a variable-width look-behind)
     except (re.error, RecursionError, OverflowError) as exc:
         return f"it is an invalid pattern ({exc})"
     return _problem(parsed, False)
@@ -119,19 +132,29 @@ class _Worker:
                 text=True,
                 encoding="utf-8",
                 errors="surrogatepass",
+                **_OWN_SESSION,
             )
         return self._process
 
-    def search(self, pattern: str, text: str, limit: float) -> bool | None:
+    def search(self, pattern: str, text: str, limit: float) -> bool | str:
+        """True or False, or why it was not decided: :data:`SLOW` (out of time), :data:`ERROR`
+        (the search itself failed), or :data:`GONE` (no helper could answer)."""
         with self._lock:
             try:
-                return self._ask(pattern, text, limit)
+                for _ in range(2):  # a helper killed from outside is started again, once
+                    found = self._ask(pattern, text, limit)
+                    if found != GONE:
+                        return found
+                return GONE
             except BaseException:  # a Ctrl-C or SIGTERM mid-search: its reply must not be read
                 self.stop()  # as the next search's
                 raise
 
-    def _ask(self, pattern: str, text: str, limit: float) -> bool | None:
-        process = self._start()
+    def _ask(self, pattern: str, text: str, limit: float) -> bool | str:
+        try:
+            process = self._start()
+        except OSError:  # no process or descriptor left, or no interpreter to start
+            return GONE
         stdin, stdout = process.stdin, process.stdout
         assert stdin is not None and stdout is not None
         reply: list[str] = []
@@ -141,15 +164,18 @@ class _Worker:
             stdin.flush()
         except (OSError, ValueError):
             self.stop()
-            return None
+            return GONE
         reader.start()
         reader.join(limit)
-        if reader.is_alive() or not reply or not reply[0]:
+        if reader.is_alive():
             self.stop()
             reader.join()
-            return None
+            return SLOW
+        if not reply or not reply[0]:  # the helper ended before it answered
+            self.stop()
+            return GONE
         found = json.loads(reply[0])
-        return found if isinstance(found, bool) else None
+        return found if isinstance(found, bool) else ERROR
 
     def stop(self) -> None:
         process, self._process = self._process, None
@@ -165,22 +191,20 @@ class _Worker:
 
 _worker = _Worker()
 atexit.register(_worker.stop)
-_slow: set[str] = set()
-_slow_lock = threading.Lock()
 
 
 def bounded_search(pattern: str, text: str) -> tuple[bool | None, str]:
     """Whether ``pattern`` matches somewhere in ``text``, or (None, why) when it was not decided:
-    the pattern is invalid, shaped to backtrack catastrophically, or ran out of time."""
+    the pattern is invalid or shaped to backtrack catastrophically (so on every answer), or this
+    search ran out of time or failed (this answer alone)."""
     problem = regex_problem(pattern)
     if problem:
         return None, problem
-    with _slow_lock:
-        if pattern in _slow:
-            return None, f"it took over {TIME_LIMIT_S:g}s on an earlier answer"
     found = _worker.search(pattern, text, TIME_LIMIT_S)
-    if found is None:
-        with _slow_lock:
-            _slow.add(pattern)
-        return None, f"it took over {TIME_LIMIT_S:g}s"
-    return found, ""
+    if found == GONE:  # no helper: the screened pattern, searched here
+        return re.search(pattern, text) is not None, ""
+    if found == SLOW:
+        return None, f"it took over {TIME_LIMIT_S:g}s on this answer"
+    if found == ERROR:
+        return None, "the search failed on this answer"
+    return bool(found), ""

@@ -20,15 +20,45 @@ def test_a_catastrophic_pattern_is_refused_without_running_it() -> None:
     assert result.skipped and "nests a repeat" in result.reason
 
 
-def test_a_pattern_that_runs_too_long_is_given_up_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_search_that_runs_too_long_fails_that_answer_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """It was refused for the rest of the process once one answer ran out of time, so a correct
+    answer scored before the slow one passed and the same answer scored after it did not (the
+    verdicts depended on answer order, thread count and earlier nights)."""
     monkeypatch.setattr(patterns, "TIME_LIMIT_S", 0.3)
     check = Check("not_regex", r"\s*\s*\s*\s*probe-slow")  # polynomial, passes the shape screen
     started = time.perf_counter()
     first = run_check(check, " " * 5000 + "y")
     again = run_check(check, "short")
     assert time.perf_counter() - started < 1.5
-    assert first.skipped and again.skipped and "took over" in again.reason
+    assert not first.passed and not first.skipped and "took over" in first.reason
+    assert again.passed and not again.skipped  # judged on its own
     assert run_check(Check("regex", r"arXiv:\d+"), "see arXiv:2510").passed  # the helper is back
+
+
+def test_a_pattern_that_parses_but_does_not_compile_is_refused() -> None:
+    result = run_check(Check("regex", r"(?<=password\s*=\s*)\S+"), "password = hunter2")
+    assert result.skipped and "invalid pattern" in result.reason
+
+
+def test_a_helper_killed_from_outside_is_started_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Ctrl-C at the terminal killed the helper (it shared the command's process group), and
+    the pattern was then refused as if it had run out of time."""
+    assert patterns.bounded_search("probe-k", "probe-k") == (True, "")
+    process = patterns._worker._process
+    assert process is not None
+    process.kill()
+    process.wait()
+    assert patterns.bounded_search("probe-k", "xx probe-k") == (True, "")
+
+
+def test_without_a_helper_a_screened_pattern_is_searched_here(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    patterns._worker.stop()
+    monkeypatch.setattr(patterns.sys, "executable", "")  # no interpreter to start
+    assert patterns.bounded_search(r"v\d+", "release v12") == (True, "")
 
 
 @pytest.mark.parametrize(
