@@ -69,6 +69,13 @@ def token_count(value: object) -> int | None:
     return value if 0 <= value <= MAX_TOKENS_PER_CALL else None
 
 
+def token_total(*values: object) -> int | None:
+    """The sum of several token figures (a missing one is 0), or None when any is no token
+    count (:func:`token_count`): prompt tokens reported as plain, cache-written and cache-read."""
+    counts = [token_count(value or 0) for value in values]
+    return None if None in counts else sum(c for c in counts if c is not None)
+
+
 @dataclass(frozen=True)
 class Usage:
     input_tokens: int = 0

@@ -79,7 +79,7 @@ def harvest_command(
     Sessions stream to --json / --output as they are read. With --commit the index advances only
     after every output is written and synced, so a failed or killed run delivers them again.
     """
-    source = _check(source, since)
+    source = checked_sources(source, since)
     root = project_root(project)
     homes = harness_homes(claude_home, codex_home, copilot_home, vscode_home)
     with exits_on_error():
@@ -115,7 +115,7 @@ def configured_homes(root: Path, given: dict[str, Path]) -> dict[str, Path]:
     return {**load_config(root).homes, **given}
 
 
-def _check(source: list[str], since: str | None) -> list[str]:
+def checked_sources(source: list[str], since: str | None) -> list[str]:
     """The checks made before anything is read (``typer.BadParameter``: a usage error); the
     sources, comma lists split (``--source claude,codex``, as `run` takes them)."""
     from skillopt_sleep.cli._profile import source_names
@@ -355,7 +355,7 @@ def run_plain(argv: Sequence[str]) -> bool:
     if values is None:
         return False
     try:
-        _check(values["source"], values["since"])
+        checked_sources(values["source"], values["since"])
     except typer.BadParameter:
         return False  # typer reports it, with the usage line
     try:

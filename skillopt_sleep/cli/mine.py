@@ -99,12 +99,14 @@ def mine_command(
     """Find the requests a project's developer makes again and again, and how each would be judged."""
     from skillopt_sleep.cli._profile import overrides
     from skillopt_sleep.cli._render import missing_project_note
-    from skillopt_sleep.cli.harvest import _check  # the sources and window as harvest reads
+    from skillopt_sleep.cli.harvest import (
+        checked_sources,  # the sources and window as harvest reads
+    )
     from skillopt_sleep.engine import ProjectState, load_config, preview_families
     from skillopt_sleep.jsonable import dumps
     from skillopt_sleep.mine import MineConfig
 
-    sources = _check(source, since)
+    sources = checked_sources(source, since)
     console = terminal(stderr=as_json)
     root = project_root(project)
     homes = harness_homes(claude_home, codex_home, copilot_home, vscode_home)

@@ -38,7 +38,8 @@ def reseal(state: FileState) -> FileState:
 
 
 def _redacted(value: Any) -> Any:
-    """``value`` (a JSON tree: a source's parser state) with every string redacted."""
+    """``value`` (a JSON tree: a source's parser state, freshly unpacked) with every string
+    redacted, in place."""
     found: list[tuple[Any, Any]] = []  # (container, key) of each string
 
     def walk(node: Any) -> None:
@@ -49,23 +50,14 @@ def _redacted(value: Any) -> Any:
             elif isinstance(item, (dict, list)):
                 walk(item)
 
-    copy = _copy(value)
-    if isinstance(copy, (dict, list)):
-        walk(copy)
+    if isinstance(value, (dict, list)):
+        walk(value)
     texts = [holder[key] for holder, key in found]
     cleaned: list[str] = []
     for start in range(0, len(texts), _BATCH):
         cleaned.extend(redact_many(texts[start : start + _BATCH]))
     for (holder, key), text in zip(found, cleaned, strict=True):
         holder[key] = text
-    return copy
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: _copy(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_copy(item) for item in value]
     return value
 
 
@@ -131,7 +123,7 @@ def _delivered(db: sqlite3.Connection) -> None:
     """Move each delivered session to its key as now redacted; where two keys become one, the
     record of the longer delivery stands (a session is then never emitted again as new)."""
     rows = db.execute("SELECT project, source, session_key, turns, last FROM delivered").fetchall()
-    moved = [(row, redact(row[2])) for row in rows if redact(row[2]) != row[2]]
+    moved = [(row, key) for row in rows if (key := redact(row[2])) != row[2]]
     db.executemany(
         "DELETE FROM delivered WHERE project = ? AND source = ? AND session_key = ?",
         [row[:3] for row, _ in moved],

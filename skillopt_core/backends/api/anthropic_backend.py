@@ -25,7 +25,7 @@ from skillopt_core.backends._protocol import (
     Completion,
     CompletionRequest,
     Usage,
-    token_count,
+    token_total,
 )
 from skillopt_core.backends.api import settings as cfg
 from skillopt_core.backends.api._lazy import LazyClient
@@ -172,8 +172,7 @@ class AnthropicBackend(LazyClient):
         usage = getattr(message, "usage", None)
 
         def tokens(*names: str) -> int | None:
-            counts = [token_count(getattr(usage, name, None) or 0) for name in names]
-            return None if None in counts else sum(c for c in counts if c is not None)
+            return token_total(*(getattr(usage, name, None) for name in names))
 
         prompt = tokens("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
         output = tokens("output_tokens")

@@ -13,7 +13,7 @@ from typing import Any
 
 from skillopt_core.backends import BACKENDS, BackendSpec
 from skillopt_core.backends import options as backend_options
-from skillopt_core.backends._protocol import Completion, Usage, token_count
+from skillopt_core.backends._protocol import Completion, Usage, token_total
 from skillopt_core.backends.cli import _process
 from skillopt_core.backends.cli._base import CliBackend, Invocation, Scratch
 from skillopt_core.backends.cli._process import Harness, ProcessResult
@@ -115,11 +115,11 @@ def _usage(raw: object) -> Usage:
     if not isinstance(raw, dict):
         return Usage()
     keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-    prompt = [token_count(raw.get(key) or 0) for key in keys]
-    output = token_count(raw.get("output_tokens") or 0)
-    if output is None or None in prompt:  # not token counts: unknown, the caller estimates
+    prompt = token_total(*(raw.get(key) for key in keys))
+    output = token_total(raw.get("output_tokens"))
+    if prompt is None or output is None:  # not token counts: unknown, the caller estimates
         return Usage()
-    return Usage(input_tokens=sum(c or 0 for c in prompt), output_tokens=output)
+    return Usage(input_tokens=prompt, output_tokens=output)
 
 
 def _model(record: Mapping[str, Any]) -> str:
