@@ -49,10 +49,15 @@ def _candidates(text: str) -> list[str]:
 
 
 def _close_truncated(text: str) -> str:
-    """Close strings, arrays and objects left open by a reply that stopped early."""
-    stack: list[str] = []
+    """End a reply that stopped early at its last complete value, then close what is open.
+
+    An element of an array that was still being written is dropped whole, so a cut edit never
+    arrives as one whose content ends mid-word (``"Never run`` of "Never run migrations
+    without a backup"); an object outside any array keeps its complete members. Each open
+    container is ``[closer, where its complete members end]``."""
+    stack: list[list[Any]] = []
     in_string = escaped = False
-    for char in text:
+    for at, char in enumerate(text):
         if in_string:
             if escaped:
                 escaped = False
@@ -63,12 +68,20 @@ def _close_truncated(text: str) -> str:
         elif char == '"':
             in_string = True
         elif char in "{[":
-            stack.append("}" if char == "{" else "]")
+            stack.append(["}" if char == "{" else "]", at + 1])
         elif char in "}]" and stack:
             stack.pop()
-    repaired = text + ('"' if in_string else "")
-    repaired = re.sub(r",\s*$", "", repaired.rstrip())
-    return repaired + "".join(reversed(stack))
+            if stack:
+                stack[-1][1] = at + 1
+        elif char == "," and stack:
+            stack[-1][1] = at
+    if not stack and not in_string:
+        return text
+    arrays = [depth for depth, (closer, _) in enumerate(stack) if closer == "]"]
+    keep = arrays[-1] + 1 if arrays else len(stack)
+    cut = stack[keep - 1][1]
+    head = re.sub(r",\s*$", "", text[:cut].rstrip())
+    return head + "".join(closer for closer, _ in reversed(stack[:keep]))
 
 
 def _loads_lenient(text: str) -> Any:
@@ -101,6 +114,17 @@ def parse_json_reply(text: str, schema: Mapping[str, Any] | None = None) -> Any:
     raise StructuredReplyError(f"reply is not valid JSON for the schema ({detail})", reply=text)
 
 
+def _cut_short(error: StructuredReplyError, request: CompletionRequest) -> StructuredReplyError:
+    """Why a reply the server cut at ``max_tokens`` does not parse (the JSON never ended)."""
+    return StructuredReplyError(
+        f"the reply was cut off at its limit of {request.max_tokens} tokens before its JSON "
+        f"ended ({error})",
+        reply=error.reply,
+        hint="the model wrote more than one reply may hold: a reasoning model can spend the "
+        "limit on thinking, so use one that answers more briefly",
+    )
+
+
 def complete_json(
     backend: Backend,
     request: CompletionRequest,
@@ -115,11 +139,13 @@ def complete_json(
         try:
             return parse_json_reply(completion.text, schema)
         except StructuredReplyError as exc:
+            failure = _cut_short(exc, request) if completion.truncated else exc
             if attempt == reask:
-                raise
+                raise failure from None
+            shorter = " shorter" if completion.truncated else ""
             correction = (
-                f"Your previous reply could not be used: {exc}. Reply again with only a JSON "
-                f"value matching this schema:\n{json.dumps(dict(schema))}"
+                f"Your previous reply could not be used: {failure}. Reply again with only a"
+                f"{shorter} JSON value matching this schema:\n{json.dumps(dict(schema))}"
             )
             request = replace(
                 request,

@@ -100,11 +100,15 @@ class Usage:
 
 @dataclass(frozen=True)
 class Completion:
+    """A reply. ``truncated``: the model stopped at the request's ``max_tokens`` (a server said
+    so), so the text is cut short; a caller that parses it can say why it does not parse."""
+
     text: str
     usage: Usage = field(default_factory=Usage)
     cost_usd: float = 0.0
     model: str = ""
     latency_s: float = 0.0
+    truncated: bool = False
 
 
 class BackendError(SkillOptError, RuntimeError):

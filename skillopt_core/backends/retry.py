@@ -121,7 +121,10 @@ def call_with_retries(
     before_retry: Callable[[TransientError], None] | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> T:
-    """Run ``call``; on :class:`TransientError` wait and try again, up to the policy's attempts.
+    """Run ``call``; on :class:`TransientError` wait and try again, up to the policy's attempts
+    and never starting one once the deadline has passed since the call began (each attempt is
+    bounded by the deadline itself, so an unattended night waits at most about twice it for a
+    call, not once per attempt).
 
     ``before_retry`` runs before each wait and may end the call by raising (the ledger holds the
     retry against the call budget there); ``clock`` measures the call against the deadline."""
@@ -143,7 +146,16 @@ def call_with_retries(
                     "(the backend option concurrency)",
                     attempts=attempt,
                 ) from exc
-            refused = policy.refuse_wait(exc, clock() - started, label, attempt)
+            elapsed = clock() - started
+            if elapsed >= policy.deadline_s:
+                raise RetriesExhausted(
+                    f"{label}: gave up after {attempt} attempts: the call's {policy.deadline_s:g}s "
+                    f"deadline passed ({elapsed:.0f}s since it began); last error: {exc.message}",
+                    hint=f"the service answered too slowly: run again later, or raise deadline "
+                    f"(now {policy.deadline_s:g} seconds; {where_to_set('deadline=SECONDS')})",
+                    attempts=attempt,
+                ) from exc
+            refused = policy.refuse_wait(exc, elapsed, label, attempt)
             if refused is not None:
                 raise refused from exc
             if before_retry is not None:

@@ -161,3 +161,47 @@ def test_a_retry_after_date_without_a_zone_is_gmt_not_local_time() -> None:
     when = datetime.now(timezone.utc) + timedelta(seconds=30)
     seconds = parse_retry_after(when.strftime("%a, %d %b %Y %H:%M:%S -0000"))
     assert seconds is not None and 20 < seconds <= 31
+
+
+class SlowFailure:
+    """A call that fails with a transient error after ``seconds`` of the clock each time."""
+
+    def __init__(self, clock: Clock, seconds: float) -> None:
+        self.clock, self.seconds, self.calls = clock, seconds, 0
+
+    def __call__(self) -> str:
+        self.calls += 1
+        self.clock.now += self.seconds
+        raise TransientError("read timed out")
+
+
+def test_no_retry_starts_once_the_calls_deadline_has_passed() -> None:
+    """Four attempts that each time out near the deadline held one call for four deadlines
+    (80 minutes at the defaults); a call now stops retrying once its deadline has passed."""
+    clock = Clock()
+    slow = SlowFailure(clock, 700)
+    with pytest.raises(RetriesExhausted) as caught:
+        call_with_retries(
+            slow,
+            RetryPolicy(max_attempts=4, base_s=0, deadline_s=1200),
+            sleep=clock.sleep,
+            clock=lambda: clock.now,
+            label="x:y",
+        )
+    assert slow.calls == 2 and caught.value.attempts == 2
+    assert "1200s deadline passed (1400s since it began)" in caught.value.message
+    assert "read timed out" in caught.value.message
+    assert "raise deadline (now 1200 seconds" in caught.value.hint
+
+
+def test_quick_failures_are_still_retried_within_the_deadline() -> None:
+    clock = Clock()
+    slow = SlowFailure(clock, 5)
+    with pytest.raises(RetriesExhausted, match="gave up after 4 attempts; last error"):
+        call_with_retries(
+            slow,
+            RetryPolicy(max_attempts=4, base_s=0, deadline_s=1200),
+            sleep=clock.sleep,
+            clock=lambda: clock.now,
+        )
+    assert slow.calls == 4

@@ -20,12 +20,36 @@ SCHEMA = {
         'Sure! Here you go:\n```json\n{"edits": [{"op": "add"}]}\n```\nHope that helps.',
         '{"edits": [{"op": "add"},],}',
         'I propose {"edits": [{"op": "add"}]} as the change.',
-        '{"edits": [{"op": "add", "content": "unterminated',
+        '{"edits": [{"op": "add"}, {"op": "replace", "content": "unterminated',
     ],
 )
 def test_near_json_is_repaired(reply: str) -> None:
     value = parse_json_reply(reply, SCHEMA)
     assert value["edits"][0]["op"] == "add"
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ('{"edits": [{"op": "add", "content": "Never run', {"edits": []}),
+        (
+            '{"edits": [{"op": "add"}, {"op": "add", "content": "Never run',
+            {"edits": [{"op": "add"}]},
+        ),
+        ('{"edits": [{"op": "add"}, {"op": "add", "meta": {"a": 1}', {"edits": [{"op": "add"}]}),
+        ('{"edits": [{"op": "add"}], "notes": "the tests fa', {"edits": [{"op": "add"}]}),
+        ('{"edits": [{"op": "add"}]', {"edits": [{"op": "add"}]}),
+    ],
+)
+def test_a_cut_reply_keeps_only_what_was_complete(reply: str, expected: object) -> None:
+    """An array element still being written when the reply stopped is dropped whole: an edit
+    whose content ends mid-sentence ("Never run" of "Never run migrations without a backup")
+    must not reach the skill."""
+    assert parse_json_reply(reply, SCHEMA) == expected
+
+
+def test_a_cut_scalar_in_an_array_is_dropped() -> None:
+    assert parse_json_reply('{"notes": ["keep", "cu') == {"notes": ["keep"]}
 
 
 def test_schema_violation_is_reported() -> None:

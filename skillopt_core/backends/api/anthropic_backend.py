@@ -181,6 +181,7 @@ class AnthropicBackend(LazyClient):
             # a figure that is no token count (text, negative, absurd) makes the usage unknown
             usage=Usage() if prompt is None or output is None else Usage(prompt, output),
             model=str(getattr(message, "model", None) or ""),
+            truncated=getattr(message, "stop_reason", None) == "max_tokens",
         )
 
 

@@ -176,21 +176,21 @@ class OpenAIBackend(LazyClient):
     def complete(self, request: CompletionRequest) -> Completion:
         try:
             if self.settings.api == "responses":
-                text, usage = self._responses(request)
+                text, usage, truncated = self._responses(request)
             else:
-                text, usage = self._chat(request)
+                text, usage, truncated = self._chat(request)
         except BackendError as exc:
             raise cleaned(exc, self.endpoint)  # noqa: B904 - the same error, cleaned
         except Exception as exc:
             raise translate(exc, self.endpoint) from exc
-        return Completion(text=text, usage=usage, model=self.model)
+        return Completion(text=text, usage=usage, model=self.model, truncated=truncated)
 
     # --- Chat Completions ------------------------------------------------------------------------
 
     def _instruct(self, request: CompletionRequest) -> bool:
         return request.json_schema is not None and self.settings.structured == "instruct"
 
-    def _chat(self, request: CompletionRequest) -> tuple[str, Usage]:
+    def _chat(self, request: CompletionRequest) -> tuple[str, Usage, bool]:
         s = self.settings
         messages: list[dict[str, str]] = []
         system = cfg.system_text(request, self._instruct(request))
@@ -222,23 +222,27 @@ class OpenAIBackend(LazyClient):
             # Responses API gives it: the caller scores it (a replay fails its checks) or drops it
             # (a reflection is no JSON). Raised, one refused replay ended the whole night.
             usage = reply.usage
-            return self._content_text(message.content), Usage(
-                usage.prompt_tokens if usage else 0, usage.completion_tokens if usage else 0
+            return (
+                self._content_text(message.content),
+                Usage(usage.prompt_tokens if usage else 0, usage.completion_tokens if usage else 0),
+                reply.choices[0].finish_reason == "length",
             )
         parts: list[str] = []
         counted = Usage()
         finished = False
+        truncated = False
         stream = completions.create(**kwargs, stream=True, stream_options={"include_usage": True})
         for chunk in stream:
             if chunk.choices:
                 choice = chunk.choices[0]
                 parts.append(choice.delta.content or "")
                 finished = finished or choice.finish_reason is not None
+                truncated = truncated or choice.finish_reason == "length"
             if chunk.usage:
                 counted = Usage(chunk.usage.prompt_tokens, chunk.usage.completion_tokens)
         if not finished:
             raise TransientError(f"{self.name}: the stream ended before the reply was finished")
-        return "".join(parts), counted
+        return "".join(parts), counted, truncated
 
     def _content_text(self, content: object) -> str:
         """A chat message's text: a string, or (as some compatible servers send) a list of text
@@ -257,7 +261,7 @@ class OpenAIBackend(LazyClient):
 
     # --- Responses -------------------------------------------------------------------------------
 
-    def _responses(self, request: CompletionRequest) -> tuple[str, Usage]:
+    def _responses(self, request: CompletionRequest) -> tuple[str, Usage, bool]:
         s = self.settings
         kwargs: dict[str, Any] = {
             "model": s.model,
@@ -294,12 +298,18 @@ class OpenAIBackend(LazyClient):
                 raise TransientError(f"{self.name}: the response stream failed: {detail}")
         raise TransientError(f"{self.name}: the stream ended before response.completed")
 
-    def _read_response(self, response: Any) -> tuple[str, Usage]:
+    def _read_response(self, response: Any) -> tuple[str, Usage, bool]:
         if response.status == "failed":
             raise TransientError(f"{self.name}: the response failed: {response.error}")
         usage = response.usage
-        return response.output_text or "", Usage(
-            usage.input_tokens if usage else 0, usage.output_tokens if usage else 0
+        details = getattr(response, "incomplete_details", None)
+        truncated = response.status == "incomplete" and (
+            getattr(details, "reason", None) == "max_output_tokens"
+        )
+        return (
+            response.output_text or "",
+            Usage(usage.input_tokens if usage else 0, usage.output_tokens if usage else 0),
+            truncated,
         )
 
 
