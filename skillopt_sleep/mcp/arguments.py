@@ -48,6 +48,14 @@ Sources = Annotated[
     Field(description="Which harnesses' sessions to read (default: the configured ones)."),
 ]
 MaxTasks = Annotated[int | None, Field(ge=1, description="Most training tasks replayed.")]
+Since = Annotated[
+    str | None,
+    Field(
+        max_length=32,
+        description="Only sessions active in this window, such as 7d or 12h (default: what is "
+        "new since the last night; a first night reads back night.since).",
+    ),
+]
 MaxCalls = Annotated[
     int | None,
     Field(

@@ -18,13 +18,12 @@ import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import ListRootsResult, ToolAnnotations
-from pydantic import Field
 
 from skillopt_core.errors import EXIT_ERROR, SkillOptError, UsageError
 from skillopt_sleep import __version__
@@ -46,6 +45,7 @@ from skillopt_sleep.mcp.arguments import (
     ProposalId,
     ProposalLimit,
     Roots,
+    Since,
     Sources,
 )
 from skillopt_sleep.mcp.jobs import Jobs, JobView, NightRunner
@@ -111,9 +111,18 @@ def engine_errors(tool: F, error: type[Exception] = ToolError) -> F:
 
 
 def _overrides(
-    backend: str | None, sources: list[str] | None, max_tasks: int | None, max_calls: int | None
+    backend: str | None,
+    sources: list[str] | None,
+    max_tasks: int | None,
+    max_calls: int | None,
+    since: str | None,
 ) -> dict[str, Any]:
     out: dict[str, Any] = {"night.auto_adopt": False}  # adopting is the user's explicit call
+    if since:
+        from skillopt_sleep.harvest import parse_since
+
+        parse_since(since)  # a window the night could not use is refused now, not in its process
+        out["night.since"] = since
     if backend:
         out["backends.optimizer"] = out["backends.target"] = backend
     if sources:
@@ -175,7 +184,7 @@ def build_server(
         roots: Roots,
         project: Project = None,
         sources: Sources = None,
-        since: Annotated[str | None, Field(description="Window such as 7d or 12h.")] = None,
+        since: Since = None,
     ) -> HarvestView:
         """Preview the new sessions a night would read, per harness (the index is not advanced)."""
         from skillopt_sleep.engine import preview_sessions
@@ -224,10 +233,12 @@ def build_server(
         sources: Sources = None,
         max_tasks: MaxTasks = None,
         max_calls: MaxCalls = None,
+        since: Since = None,
     ) -> JobView:
         """Start a night that stages nothing, in a background process that outlives this
         session; poll `night_status`."""
-        return start(roots, project, True, _overrides(backend, sources, max_tasks, max_calls))
+        overrides = _overrides(backend, sources, max_tasks, max_calls, since)
+        return start(roots, project, True, overrides)
 
     @tool(STAGES)
     def run(
@@ -237,11 +248,13 @@ def build_server(
         sources: Sources = None,
         max_tasks: MaxTasks = None,
         max_calls: MaxCalls = None,
+        since: Since = None,
     ) -> JobView:
         """Start a night in a background process that outlives this session: harvest, mine,
         replay, gated edits, stage a proposal. Never changes live files; poll `night_status`,
         then show `report`."""
-        return start(roots, project, False, _overrides(backend, sources, max_tasks, max_calls))
+        overrides = _overrides(backend, sources, max_tasks, max_calls, since)
+        return start(roots, project, False, overrides)
 
     def job_of(job_id: str | None, project: str | None, roots: ListRootsResult | None) -> str:
         """The job named, else the project's latest."""
