@@ -16,6 +16,7 @@ from skillopt_core.backends import BackendUnavailable, CompletionRequest, Usage
 from skillopt_core.backends.retry import RetriesExhausted, TransientError
 from skillopt_core.backends.runtime import open_roles
 from tests.backends._raw import CHAT_OK, SPECS, RawServer, ask, http, roles
+from tests.backends.test_api_hostile_replies import MESSAGE_OK
 
 
 def _endless_continue(conn: socket.socket) -> None:
@@ -173,6 +174,57 @@ def test_a_rejected_bearer_token_names_its_own_variable(serve: Callable[..., Raw
         ask(r)
     assert "ANTHROPIC_AUTH_TOKEN" in caught.value.hint and server.hits == 1
     assert "tok-0123456789" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("options", "environment", "sent"),
+    [
+        (
+            {"api_key": "sk-ant-key-0123456789", "auth_token": "tok-0123456789"},
+            {},
+            b"sk-ant-key-0123456789",
+        ),
+        (
+            {},
+            {
+                "ANTHROPIC_API_KEY": "sk-ant-key-0123456789",
+                "ANTHROPIC_AUTH_TOKEN": "tok-0123456789",
+            },
+            b"sk-ant-key-0123456789",
+        ),
+        (
+            {"auth_token": "tok-0123456789"},
+            {"ANTHROPIC_API_KEY": "sk-ant-key-0123456789"},
+            b"tok-0123456789",
+        ),
+        (
+            {"api_key": "sk-ant-key-0123456789"},
+            {"ANTHROPIC_AUTH_TOKEN": "tok-0123456789"},
+            b"sk-ant-key-0123456789",
+        ),
+    ],
+)
+def test_a_key_and_a_bearer_token_both_set_send_one_of_them(
+    serve: Callable[..., RawServer],
+    monkeypatch: pytest.MonkeyPatch,
+    options: dict[str, str],
+    environment: dict[str, str],
+    sent: bytes,
+) -> None:
+    """Shells often export both; the SDK refuses both ("Pass at most one of api_key=,
+    auth_token="), which ended every call with that ValueError. One is sent: an option beats
+    the environment, and from the same place the key wins."""
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    server = serve(http(200, MESSAGE_OK))
+    base = {"base_url": f"http://127.0.0.1:{server.port}", **options}
+    r = open_roles("anthropic:claude-x", "anthropic:claude-x", base, check_health=False)
+    assert ask(r) == "hi"
+    head = server.heads[0]
+    other = b"tok-0123456789" if sent.startswith(b"sk-") else b"sk-ant-key-0123456789"
+    assert sent in head and other not in head
 
 
 # --- another backend's environment does not redirect the openai backend ----------------------------

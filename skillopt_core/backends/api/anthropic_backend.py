@@ -54,13 +54,28 @@ class AnthropicSettings:
             ),
             base_url=cfg.text_option(options, "base_url", "ANTHROPIC_BASE_URL")
             or ANTHROPIC_DEFAULT_BASE,
-            api_key=cfg.text_option(options, "api_key", "ANTHROPIC_API_KEY"),
-            auth_token=cfg.text_option(options, "auth_token", "ANTHROPIC_AUTH_TOKEN"),
+            **_one_credential(options),
             stream=cfg.flag(options, "stream"),
             timeout_s=cfg.timeout_option(options),
             deadline_s=backend_options.deadline_seconds(options),
             structured=cfg.structured_mode(options, "instruct"),
         )
+
+
+def _one_credential(options: Mapping[str, Any]) -> dict[str, str | None]:
+    """The key or the bearer token, never both: the SDK refuses both ("Pass at most one of
+    api_key=, auth_token="), and shells often export both (a proxy's token beside a key). One
+    given as an option beats the environment; from the same place, the key wins."""
+    api_key = cfg.text_option(options, "api_key", "ANTHROPIC_API_KEY")
+    auth_token = cfg.text_option(options, "auth_token", "ANTHROPIC_AUTH_TOKEN")
+    if api_key and auth_token:
+        token_given = options.get("auth_token") not in (None, "")
+        key_given = options.get("api_key") not in (None, "")
+        if token_given and not key_given:
+            api_key = None
+        else:
+            auth_token = None
+    return {"api_key": api_key, "auth_token": auth_token}
 
 
 class AnthropicBackend(LazyClient):
