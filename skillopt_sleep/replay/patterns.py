@@ -1,7 +1,8 @@
 """Regex checks run bounded: a pattern a model wrote must not hang a night.
 
 Two defences. :func:`regex_problem` refuses patterns that do not compile and the shapes that
-backtrack catastrophically (a repeat nested in an unbounded repeat, like ``(a+)+``, and
+backtrack catastrophically (a repeat nested in an unbounded repeat, like ``(a+)+``, unless
+each pass opens with a character the inner repeats cannot match, like ``(\\.\\d+)+``; and
 backreferences): the same pattern is refused on every answer, so candidate and current skill are
 judged alike. What passes that screen is searched in a helper interpreter (in a session of its
 own, so a Ctrl-C at the terminal does not reach it) that is stopped after :data:`TIME_LIMIT_S`
@@ -79,7 +80,75 @@ def _subpatterns(value: Any) -> list[Any]:
     return []
 
 
-def _problem(parsed: Any, in_repeat: bool) -> str:
+_CLASSES = {
+    _sre.CATEGORY_DIGIT: r"\d",
+    _sre.CATEGORY_NOT_DIGIT: r"\D",
+    _sre.CATEGORY_SPACE: r"\s",
+    _sre.CATEGORY_NOT_SPACE: r"\S",
+    _sre.CATEGORY_WORD: r"\w",
+    _sre.CATEGORY_NOT_WORD: r"\W",
+}
+
+
+def _may_match(item: Any, char: str, flags: int) -> bool:
+    """Whether the one-character matcher ``item`` (a repeat's body) can match ``char``; True
+    for anything else (longer bodies, unknown nodes): the screen errs towards refusing."""
+    if len(item) != 1:
+        return True
+    op, av = item[0]
+    variants = {char, char.lower(), char.upper()} if flags & re.IGNORECASE else {char}
+    if op is _sre.LITERAL:
+        return any(ord(c) == av for c in variants)
+    if op is _sre.NOT_LITERAL:
+        return any(ord(c) != av for c in variants)
+    if op is _sre.ANY:
+        return char != "\n" or bool(flags & re.DOTALL)
+    if op is not _sre.IN:
+        return True
+    negated = bool(av) and av[0][0] is _sre.NEGATE
+    hit = False
+    for kind, value in av[negated:]:
+        if kind is _sre.LITERAL:
+            hit = any(ord(c) == value for c in variants)
+        elif kind is _sre.RANGE:
+            hit = any(value[0] <= ord(c) <= value[1] for c in variants)
+        elif kind is _sre.CATEGORY and value in _CLASSES:
+            hit = (
+                re.fullmatch(_CLASSES[value], char, flags & (re.ASCII | re.IGNORECASE)) is not None
+            )
+        else:
+            return True
+        if hit:
+            break
+    return hit != negated
+
+
+def _repeats_within(parsed: Any) -> list[Any]:
+    """Every repeat's body anywhere in ``parsed``."""
+    found: list[Any] = []
+    for op, av in parsed:
+        if op in _REPEATS:
+            found.append(av[2])
+        found.extend(b for s in _subpatterns(av) for b in _repeats_within(s))
+    return found
+
+
+def _delimited(body: Any, flags: int) -> bool:
+    r"""A repeated body that opens with a character none of its own repeats can match (``\.``
+    in ``(\.\d+)+``, ``,`` in ``(,\s*\w+)*``): each pass begins at the next such character,
+    so the passes split a text one way only and the inner repeats cannot backtrack across
+    them."""
+    while len(body) == 1 and body[0][0] is _sre.SUBPATTERN:
+        group_flags = body[0][1][1]
+        flags |= group_flags
+        body = body[0][1][3]
+    if not body or body[0][0] is not _sre.LITERAL:
+        return False
+    char = chr(body[0][1])
+    return not any(_may_match(inner, char, flags) for inner in _repeats_within(body[1:]))
+
+
+def _problem(parsed: Any, in_repeat: bool, flags: int = 0) -> str:
     for op, av in parsed:
         if op in _BACKREFS:
             return "it uses a backreference"
@@ -89,9 +158,10 @@ def _problem(parsed: Any, in_repeat: bool) -> str:
             _low, high, body = av
             if high > 1 and in_repeat:
                 return "it nests a repeat inside a repeat"
-            found = _problem(body, in_repeat or high > LARGE_REPEAT)
+            unbounded = high > LARGE_REPEAT and not _delimited(body, flags)
+            found = _problem(body, in_repeat or unbounded, flags)
         else:
-            found = next((p for s in _subpatterns(av) if (p := _problem(s, in_repeat))), "")
+            found = next((p for s in _subpatterns(av) if (p := _problem(s, in_repeat, flags))), "")
         if found:
             return found
     return ""
@@ -105,7 +175,7 @@ def regex_problem(pattern: str) -> str:
         re.compile(pattern)  # what parses can still fail here (a variable-width look-behind)
     except (re.error, RecursionError, OverflowError) as exc:
         return f"it is an invalid pattern ({exc})"
-    return _problem(parsed, False)
+    return _problem(parsed, False, parsed.state.flags)
 
 
 class _Worker:
