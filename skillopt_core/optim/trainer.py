@@ -80,7 +80,7 @@ class Trainer(LoopContext):
 
     def _batch(self, step: int) -> list[Item]:
         epoch, index = divmod(step, self.steps_per_epoch)
-        items = list(self.env.items("train"))
+        items = sorted(self.env.items("train"), key=lambda item: item.id)
         random.Random(self.config.seed * 1_000_003 + epoch).shuffle(items)
         size = self.config.batch_size
         return items[index * size : (index + 1) * size]
