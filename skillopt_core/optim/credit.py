@@ -9,7 +9,7 @@ current skill (up to ``limit`` re-gates, the step's edit budget):
   is rejected, the best single edit (already accepted alone) is taken instead;
 - edits that do not improve alone enter the buffer with *their own* delta, marked ``alone``: an
   edit is recorded as harmful only on its own evidence (an edit the size budget refuses alone,
-  unweighed, has none: it is neither kept nor blamed);
+  unweighed, has none, nor has one that changes nothing alone: neither is kept nor blamed);
 - edits left unchecked (limit or call budget reached) keep the bundle's delta, as before.
 
 When the call budget runs out part-way, the outcome says so (``stopped``, and ``budget`` holds the
@@ -95,8 +95,8 @@ def assign_credit(
     stopped: BudgetExceeded | None = None
     for edit in edits[: max(0, limit)]:
         candidate = apply_edits(skill, [edit]).text
-        if candidate == skill:
-            singles.append(EditCredit(edit, 0.0, False))
+        if candidate == skill:  # nothing to weigh: it only acts beside another edit (or never)
+            singles.append(EditCredit(edit, 0.0, False, "it changes nothing alone"))
             continue
         refused = refuse(candidate)
         if refused:

@@ -79,3 +79,15 @@ def test_a_bundle_of_good_edits_is_kept_whole() -> None:
     candidate = SKILL + "- good rule\n- also good\n"
     pruned = prune_bundle(SKILL, [GOOD, ALSO], candidate, score(candidate), gate, limit=4)
     assert pruned.kept == (GOOD, ALSO) and not pruned.dropped and pruned.skill == candidate
+
+
+def test_an_edit_that_changes_nothing_alone_is_not_blamed() -> None:
+    """An edit anchored on text another edit of the bundle adds is a no-op alone: it was blamed
+    with delta 0 and entered the rejected buffer, blocked for good on no evidence at all."""
+    adds_anchor = Edit(EditOp.ADD, "", "- harmful rule")
+    leans_on_it = Edit(EditOp.REPLACE, "- harmful rule", "- good rule")
+    outcome = assign_credit(SKILL, [adds_anchor, leans_on_it], gate, limit=4)
+    (blamed,) = outcome.blamed
+    assert blamed.edit == adds_anchor
+    (no_op,) = [c for c in outcome.singles if c.edit == leans_on_it]
+    assert no_op.refused == "it changes nothing alone" and not no_op.improves
