@@ -53,6 +53,7 @@ class EditRecord:
     accepted: bool
     delta: float
     harm: str  # "" when harmless (judged by the observer, see experiments.harm)
+    own: bool = False  # rejected on its own evidence: alone in what the gate weighed, delta < 0
 
 
 @dataclass(frozen=True)
@@ -91,8 +92,10 @@ class ExperimentResult:
 
     @property
     def harmful_rejected(self) -> tuple[EditRecord, ...]:
-        """Harmful edits the gate turned down on evidence (a negative delta)."""
-        return tuple(e for e in self.rejected if e.harm and e.delta < 0)
+        """Harmful edits the gate turned down on their own evidence: the edit alone scored lower
+        (the engine's ``EditView.harmful``). One rejected only with its bundle, whose other edits
+        may have done the harm, shows nothing about this edit."""
+        return tuple(e for e in self.rejected if e.harm and e.own and e.delta < 0)
 
     @property
     def harmful_accepted(self) -> tuple[EditRecord, ...]:
@@ -178,6 +181,7 @@ def _edits(night: int, project: str, report: NightReport, persona: Any) -> list[
             e.accepted,
             e.delta,
             harm_kind(e.op, e.anchor, e.content, persona),
+            e.harmful,
         )
         for e in report.edits
     ]

@@ -83,8 +83,8 @@ def persona_table(rows: Sequence[Row]) -> list[str]:
 
 def ablation_table(rows: Sequence[Row]) -> list[str]:
     lines = [
-        "| ablation | runs | held-out after N nights (mean ± sd) | vs full method, 95% CI | edits accepted | edits rejected | harmful landed | calls | proof holds |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| ablation | runs | held-out after N nights (mean ± sd) | vs full method, 95% CI | edits accepted | edits rejected | harmful landed | calls | held-out improved (CI > 0) | proof holds |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for ablation in (FULL, *ABLATIONS):
         chosen = _select(rows, ablation)
@@ -94,10 +94,12 @@ def ablation_table(rows: Sequence[Row]) -> list[str]:
         before, after = _paired(rows, ablation)
         versus = "–" if ablation == FULL else _fmt_ci(before, after)
         holds = sum(bool(r["proof_holds"]) for r in chosen)
+        improved = sum(r["ci_low"] > 0 for r in chosen)
         label = "full method" if ablation == FULL else f"no {ablation}"
         lines.append(
             f"| {label} | {len(chosen)} | {_mean_sd(final)} | {versus} | {_avg(chosen, 'accepted')} "
-            f"| {_avg(chosen, 'rejected')} | {_avg(chosen, 'harmful_landed')} | {_avg(chosen, 'calls')} | {holds}/{len(chosen)} |"
+            f"| {_avg(chosen, 'rejected')} | {_avg(chosen, 'harmful_landed')} | {_avg(chosen, 'calls')} "
+            f"| {improved}/{len(chosen)} | {holds}/{len(chosen)} |"
         )
     return lines
 
@@ -206,7 +208,9 @@ def write_report(rows: Sequence[Row], out: Path) -> Path:
         "Each row removes one mechanism through an engine setting (see `experiments/ablations.py`); the",
         "interval is for the paired difference with the full method on the same persona and seed.",
         "'Harmful landed' counts accepted edits the observer knows are harmful (too broad, contradicting a",
-        "requirement, or deleting a learned one); 'proof holds' is `--assert-improves` passing.",
+        "requirement, or deleting a learned one); 'held-out improved' counts runs whose paired interval",
+        "over the held-out requests lies above zero; 'proof holds' is `--assert-improves` passing, which",
+        "also needs a harmful edit the gate rejected on its own evidence (so never without the gate).",
         "",
         *ablation_table(rows),
         "",

@@ -187,8 +187,8 @@ def _proof_problems(result: ExperimentResult) -> list[str]:
         )
     else:
         problems.append(
-            "no harmful edit proposed was turned down on evidence (a lower validation score); "
-            "see the list above"
+            "no harmful edit proposed was turned down on its own evidence (a lower validation "
+            "score with the edit alone); see the list above"
         )
     return problems
 

@@ -10,6 +10,7 @@ requests of the held-out days never do (:func:`held_out`).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import random
 import string
 from collections.abc import Sequence
@@ -125,6 +126,27 @@ def simulate(
     return tuple(sessions)
 
 
+def _normal(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def wordings(family: Family, persona: Persona) -> tuple[str, ...]:
+    """Every request of ``family`` before styling: each template with each choice of its slots."""
+    out: list[str] = []
+    for template in family.requests:
+        fields = list(dict.fromkeys(f for _, f, _, _ in string.Formatter().parse(template) if f))
+        for values in itertools.product(*(persona.slots[f] for f in fields)):
+            out.append(template.format(**dict(zip(fields, values, strict=True))))
+    return tuple(dict.fromkeys(out))
+
+
+def seen_wordings(family: Family, persona: Persona, seen: Sequence[SimSession]) -> set[str]:
+    """The wordings of ``family`` some user turn in ``seen`` already asked, in any style (styling
+    only adds an opener and a closer and may lower the case)."""
+    asked = [_normal(t.text) for s in seen for t in s.turns if t.role == "user"]
+    return {w for w in wordings(family, persona) if any(_normal(w) in a for a in asked)}
+
+
 def held_out(
     persona: Persona,
     first_day: int,
@@ -133,17 +155,26 @@ def held_out(
     seen: Sequence[SimSession] = (),
     per_day: int = 6,
 ) -> tuple[HeldOutRequest, ...]:
-    """Family requests of days ``first_day .. first_day+days-1``; texts already asked are skipped,
-    so nothing held out was ever trained on."""
+    """Family requests of days ``first_day .. first_day+days-1``, worded as no request in ``seen``
+    was: a held-out request is never a restyling (another opener, closer or case) of a training
+    request. Only a family whose every wording was trained on (a small template x slot space)
+    repeats one, in a styling never asked."""
     rng = random.Random(f"{persona.name}:{seed}:held-out")
-    asked = {" ".join(t.text.lower().split()) for s in seen for t in s.turns if t.role == "user"}
+    asked = {_normal(t.text) for s in seen for t in s.turns if t.role == "user"}
+    fresh: dict[str, list[str]] = {}
+    for f in persona.families:
+        used = seen_wordings(f, persona, seen)
+        fresh[f.id] = [w for w in wordings(f, persona) if w not in used]
     out: list[HeldOutRequest] = []
     for day in range(first_day, first_day + days):
         for index in range(per_day):
             family = persona.families[(day * per_day + index) % len(persona.families)]
             for _ in range(20):
-                text = _styled(_fill(rng.choice(family.requests), persona, rng), rng)
-                key = " ".join(text.lower().split())
+                if fresh[family.id]:
+                    text = _styled(rng.choice(fresh[family.id]), rng)
+                else:
+                    text = _styled(_fill(rng.choice(family.requests), persona, rng), rng)
+                key = _normal(text)
                 if key not in asked:
                     break
             asked.add(key)

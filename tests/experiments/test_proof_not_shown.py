@@ -14,8 +14,8 @@ def _result(*edits: EditRecord) -> ExperimentResult:
     return ExperimentResult(spec, 0.0, (), 1.0, 1.0, 0.9, 1.0, "better", 24, edits, {}, 0)
 
 
-def _edit(*, harm: str, accepted: bool, delta: float) -> EditRecord:
-    return EditRecord(1, "cli", "add", "- a line", "", accepted, delta, harm)
+def _edit(*, harm: str, accepted: bool, delta: float, own: bool = False) -> EditRecord:
+    return EditRecord(1, "cli", "add", "- a line", "", accepted, delta, harm, own)
 
 
 def test_a_run_that_never_tested_the_gate_says_so_and_what_to_try() -> None:
@@ -25,8 +25,9 @@ def test_a_run_that_never_tested_the_gate_says_so_and_what_to_try() -> None:
 
 def test_a_harmful_edit_that_got_through_is_not_called_untested() -> None:
     (problem,) = _proof_problems(_result(_edit(harm="too broad", accepted=True, delta=0.1)))
-    assert "turned down on evidence" in problem
+    assert "turned down on its own evidence" in problem
 
 
 def test_a_rejected_harmful_edit_is_the_proof() -> None:
-    assert _proof_problems(_result(_edit(harm="too broad", accepted=False, delta=-0.3))) == []
+    rejected = _edit(harm="too broad", accepted=False, delta=-0.3, own=True)
+    assert _proof_problems(_result(rejected)) == []
