@@ -15,7 +15,7 @@ from typing import Any, Literal
 from skillopt_core.backends._protocol import Backend, CompletionRequest
 from skillopt_core.optim.buffer import RejectedBuffer
 from skillopt_core.parallel import parallel_map
-from skillopt_core.prompts import load_prompt
+from skillopt_core.prompts import fenced, load_prompt, one_line, without_placeholders
 from skillopt_core.records import Edit, EditOp, ScoredRollout
 from skillopt_core.structured import StructuredReplyError, complete_json
 
@@ -72,22 +72,34 @@ def _case_json(entry: ScoredRollout) -> dict[str, Any]:
     question = next(
         (t.get("content", "") for t in entry.rollout.trajectory if t.get("role") == "user"), ""
     )
+    expected = entry.item.get("answers") or [entry.item.get("reference", "")]
     return {
         "item_id": entry.item.id,
-        "input": str(question)[:1500],
-        "response": entry.rollout.response[:1500],
-        "expected": list(entry.item.get("answers") or [entry.item.get("reference", "")]),
-        "reason": entry.score.reason[:400],
+        "input": without_placeholders(str(question))[:1500],
+        "response": without_placeholders(entry.rollout.response)[:1500],
+        "expected": [without_placeholders(str(e)) for e in expected],
+        "reason": without_placeholders(entry.score.reason)[:400],
         "soft": round(entry.score.soft, 3),
     }
 
 
+def _render_case(number: int, case: dict[str, Any]) -> str:
+    """One case, every transcript- or model-written field in a fence it cannot close."""
+    parts = [f"### Case {number} (item {one_line(case['item_id'])})"]
+    for label, key in (
+        ("Request", "input"),
+        ("Response", "response"),
+        ("Expected", "expected"),
+        ("Judgement", "reason"),
+    ):
+        value = case[key]
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        parts.append(f"{label}:\n{fenced(text)}")
+    return "\n".join(parts)
+
+
 def _render_cases(cases: Sequence[dict[str, Any]]) -> str:
-    return "\n\n".join(
-        f"### {c['item_id']}\nInput:\n{c['input']}\nResponse: {c['response']}\n"
-        f"Expected: {c['expected']}\nJudgement: {c['reason']}"
-        for c in cases
-    )
+    return "\n\n".join(_render_case(n, c) for n, c in enumerate(cases, 1))
 
 
 def reflect_one(
@@ -112,10 +124,10 @@ def reflect_one(
         goal="fix these failures" if failure else "keep these successes reliable",
         budget=budget,
         room=room,
-        skill=skill,
+        skill=fenced(skill, "markdown"),
         cases=_render_cases(cases),
-        rejected=json.dumps(rejected_view, indent=1) if rejected_view else "(none)",
-        meta_notes=meta_notes or "(none yet)",
+        rejected=fenced(json.dumps(rejected_view, indent=1), "json") if rejected_view else "(none)",
+        meta_notes=fenced(meta_notes) if meta_notes else "(none yet)",
     )
     request = CompletionRequest.of(
         prompt,

@@ -11,9 +11,10 @@ from typing import Any
 from skillopt_core.backends._protocol import Backend, CompletionRequest
 from skillopt_core.optim.evaluate import Evaluator
 from skillopt_core.optim.evidence import unusable_kind
-from skillopt_core.prompts import load_prompt
+from skillopt_core.prompts import fenced, load_prompt, without_placeholders
 from skillopt_core.records import Item, ScoredRollout
 from skillopt_core.skill import MARKER_TOKEN, set_protected
+from skillopt_core.skill.screen import Finding, ScreenContext, known_hosts, screen_text
 
 SLOW_UPDATE_BLOCK = "slow-update"  # the size budget counts it (gate.LEARNED_REGIONS)
 MAX_GUIDANCE_LINES = 8
@@ -26,15 +27,22 @@ class SlowUpdate:
     improved: tuple[str, ...]
     regressed: tuple[str, ...]
     persistent: tuple[str, ...]
+    # guidance lines the edit screen refused (skill/screen.py), each with its findings
+    refused: tuple[tuple[str, tuple[Finding, ...]], ...] = ()
 
 
 def _brief(entry: ScoredRollout) -> dict[str, Any]:
+    expected = entry.item.get("answers") or [entry.item.get("reference", "")]
     return {
         "item_id": entry.item.id,
-        "response": entry.rollout.response[:600],
-        "expected": list(entry.item.get("answers") or [entry.item.get("reference", "")]),
-        "reason": entry.score.reason[:300],
+        "response": without_placeholders(entry.rollout.response)[:600],
+        "expected": [without_placeholders(str(e)) for e in expected],
+        "reason": without_placeholders(entry.score.reason)[:300],
     }
+
+
+def _briefs(entries: Sequence[ScoredRollout]) -> str:
+    return fenced(json.dumps([_brief(e) for e in entries[:10]], indent=1), "json")
 
 
 def slow_update(
@@ -60,11 +68,11 @@ def slow_update(
         count=len(items),
         epoch=epoch,
         max_lines=MAX_GUIDANCE_LINES,
-        previous=previous,
-        current=current,
-        improved=json.dumps([_brief(e) for e in improved[:10]], indent=1),
-        regressed=json.dumps([_brief(e) for e in regressed[:10]], indent=1),
-        persistent=json.dumps([_brief(e) for e in persistent[:10]], indent=1),
+        previous=fenced(previous, "markdown"),
+        current=fenced(current, "markdown"),
+        improved=_briefs(improved),
+        regressed=_briefs(regressed),
+        persistent=_briefs(persistent),
     )
     request = CompletionRequest.of(
         prompt,
@@ -82,7 +90,9 @@ def slow_update(
         for ln in optimizer.complete(request).text.strip().splitlines()
         if ln.strip() and MARKER_TOKEN not in ln
     ]
-    guidance = "\n".join(lines[:MAX_GUIDANCE_LINES])
+    screen = ScreenContext(hosts=known_hosts([previous, current, *requests_of(items)]))
+    kept, refused = _screened(lines, screen)
+    guidance = "\n".join(kept[:MAX_GUIDANCE_LINES])
     candidate = None
     if guidance:
         candidate = set_protected(current, SLOW_UPDATE_BLOCK, f"## Long-term guidance\n{guidance}")
@@ -92,7 +102,28 @@ def slow_update(
         tuple(e.item.id for e in improved),
         tuple(e.item.id for e in regressed),
         tuple(e.item.id for e in persistent),
+        refused,
     )
+
+
+def requests_of(items: Sequence[Item]) -> list[str]:
+    """What the user asked in ``items``: the hosts an edit may name come from here and the skill."""
+    return [str(item.get("question") or "") for item in items]
+
+
+def _screened(
+    lines: Sequence[str], screen: ScreenContext
+) -> tuple[list[str], tuple[tuple[str, tuple[Finding, ...]], ...]]:
+    """Guidance lines the edit screen passes, and those it refuses with their findings."""
+    kept: list[str] = []
+    refused: list[tuple[str, tuple[Finding, ...]]] = []
+    for line in lines:
+        findings = screen_text(line, screen)
+        if findings:
+            refused.append((line, findings))
+        else:
+            kept.append(line)
+    return kept, tuple(refused)
 
 
 def meta_update(
@@ -105,9 +136,9 @@ def meta_update(
     (an optimizer that stopped answering part-way through a run) keeps the previous notes: they
     carry what earlier epochs and nights learned, and would otherwise be replaced by nothing."""
     prompt = load_prompt("meta").format(
-        previous=previous_notes or "(none)",
-        accepted=json.dumps(list(accepted)[-30:], indent=1),
-        rejected=json.dumps(list(rejected)[-30:], indent=1),
+        previous=fenced(previous_notes) if previous_notes else "(none)",
+        accepted=fenced(json.dumps(list(accepted)[-30:], indent=1), "json"),
+        rejected=fenced(json.dumps(list(rejected)[-30:], indent=1), "json"),
     )
     request = CompletionRequest.of(
         prompt,

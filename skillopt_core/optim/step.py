@@ -1,6 +1,11 @@
-"""One training step: roll out a batch with the current skill -> reflect -> aggregate -> select
-(the step's textual learning rate) -> apply -> gate, then credit or prune the bundle, and the
-step's record for the history. Every stage leaves its artifact in ``steps/step_NNNN/``.
+"""One training step: roll out a batch with the current skill -> reflect -> screen -> aggregate ->
+select (the step's textual learning rate) -> apply -> gate, then credit or prune the bundle, and
+the step's record for the history. Every stage leaves its artifact in ``steps/step_NNNN/``.
+
+The screen (:mod:`skillopt_core.skill.screen`) refuses an edit that would write what no learned
+procedure needs (a download run as code, secrets sent, a host nobody named, the user overridden,
+invisible characters, a forged marker, a secret): it never reaches the gate, which a fooled
+grader could pass, and joins the rejected-edit buffer blocked, its findings leading its rationale.
 
 A step changes the loop (a new skill version, the rejected-edit buffer) but does not commit it:
 the trainer does. A call budget that runs out while a bundle is credited or pruned stops the step
@@ -19,9 +24,19 @@ from skillopt_core.optim.credit import assign_credit, prune_bundle
 from skillopt_core.optim.gate import over_budget, room_note
 from skillopt_core.optim.reflect import ReflectOutcome, make_minibatches, reflect_all
 from skillopt_core.optim.select import select_edits
-from skillopt_core.records import Edit, Item, ScoredRollout
+from skillopt_core.optim.slow import requests_of
+from skillopt_core.records import Edit, EditOutcome, Item, ScoredRollout
 from skillopt_core.rundir import atomic_write_json, atomic_write_text
 from skillopt_core.skill import apply_edits
+from skillopt_core.skill.screen import (
+    REFUSED_PREFIX,
+    Finding,
+    ScreenContext,
+    known_hosts,
+    refusal,
+    refused_edit,
+    split_screened,
+)
 
 
 def run_step(
@@ -46,9 +61,16 @@ def run_step(
     )
     blocked = loop.rejected.blocked_keys()
     proposed = [e for o in outcomes for e in o.edits]
-    merged = aggregate([e for e in proposed if e.key() not in blocked])
+    screen = _screen_context(loop, skill)
+    allowed, refused = split_screened([e for e in proposed if e.key() not in blocked], screen)
+    for edit, findings in refused:  # refused alone and unweighed: blocked, no delta to blame
+        loop.rejected.add([refused_edit(edit, refusal(findings))], 0.0, step)
+    blocked = loop.rejected.blocked_keys()
+    merged = aggregate(allowed)
     selected = select_edits(merged, budget, blocked)
-    atomic_write_json(step_dir / "patches.json", _patches_json(budget, outcomes, merged, selected))
+    atomic_write_json(
+        step_dir / "patches.json", _patches_json(budget, outcomes, merged, selected, refused)
+    )
     record: dict[str, Any] = {
         "step": step,
         "epoch": epoch,
@@ -61,10 +83,19 @@ def run_step(
         "dropped_minibatches": [o.dropped_reason for o in outcomes if o.dropped_reason],
         "accepted": False,
     }
+    if refused:
+        record["refused_edits"] = [
+            {
+                **edit.to_json(),
+                "reason": refusal(findings),
+                "findings": [asdict(f) for f in findings],
+            }
+            for edit, findings in refused
+        ]
     if not selected:
         record["decision"] = "no edits to try"
         return record
-    report = apply_edits(skill, selected)
+    report = apply_edits(skill, selected, screen)
     atomic_write_json(
         step_dir / "apply_report.json",
         [
@@ -72,6 +103,7 @@ def run_step(
             for o in report.outcomes
         ],
     )
+    _remember_refusals(loop, report.outcomes, step, record)
     applied = list(report.applied)
     record["applied"] = len(applied)
     if not applied or report.text == skill:
@@ -95,6 +127,26 @@ def run_step(
         loop.rejected.add(applied, delta, step)
         record["rejected_edits"] = [e.to_json() for e in applied]
     return record
+
+
+def _remember_refusals(
+    loop: LoopContext, outcomes: Sequence[EditOutcome], step: int, record: dict[str, Any]
+) -> None:
+    """Edits the screen refused once applied (what they wrote completed a line into something
+    it refuses): blocked in the buffer like those refused before selection."""
+    for outcome in outcomes:
+        if not outcome.applied and outcome.reason.startswith(REFUSED_PREFIX):
+            loop.rejected.add([refused_edit(outcome.edit, outcome.reason)], 0.0, step)
+            record.setdefault("refused_edits", []).append(
+                {**outcome.edit.to_json(), "reason": outcome.reason}
+            )
+
+
+def _screen_context(loop: LoopContext, skill: str) -> ScreenContext:
+    """What the edit screen may take as the user's own: hosts named by the current skill or by
+    the requests of the training and validation items."""
+    items = [*loop.env.items("train"), *loop.env.items("val")]
+    return ScreenContext(hosts=known_hosts([skill, *requests_of(items)]))
 
 
 def _take(
@@ -167,7 +219,11 @@ def _rollouts_json(scored: Sequence[ScoredRollout]) -> list[dict[str, Any]]:
 
 
 def _patches_json(
-    budget: int, outcomes: Sequence[ReflectOutcome], merged: list[Edit], selected: list[Edit]
+    budget: int,
+    outcomes: Sequence[ReflectOutcome],
+    merged: list[Edit],
+    selected: list[Edit],
+    refused: Sequence[tuple[Edit, Sequence[Finding]]] = (),
 ) -> dict[str, Any]:
     return {
         "budget": budget,
@@ -180,6 +236,9 @@ def _patches_json(
                 "dropped": o.dropped_reason,
             }
             for o in outcomes
+        ],
+        "refused": [
+            {**e.to_json(), "findings": [asdict(f) for f in findings]} for e, findings in refused
         ],
         "merged": [e.to_json() for e in merged],
         "selected": [e.to_json() for e in selected],
