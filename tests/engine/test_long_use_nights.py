@@ -101,7 +101,9 @@ def test_a_task_asked_every_day_does_not_keep_a_newer_one_from_being_learned(
     long_use: LongUse,
 ) -> None:
     assert long_use.reports[0].outcome == "staged"
-    assert "arXiv id goes on its own line" in long_use.skill  # the daily task was learned
+    # the daily task was learned (the line quotes one of its corrections: which one depends on
+    # the minibatches, e.g. a paraphrase "the arXiv identifier goes on its dedicated line")
+    assert re.search(r"the arXiv (id|identifier) goes on its (own|dedicated) line", long_use.skill)
     # before, the daily task took all 24 training slots every night: "the optimizer proposed no
     # edit" night after night, and ten corrected manifests were never trained on
     assert "resource limits" in long_use.skill
