@@ -5,7 +5,8 @@ ESC starts a terminal escape sequence (retitle the window, rewrite the screen), 
 (U+202E and friends, "Trojan Source") shows text in another order than it is stored, a NUL cuts a
 line in some viewers, and a lone surrogate cannot be written as UTF-8 at all (a report or a terminal
 line holding one fails). Reports and terminal output show each as ``\\u202e`` / ``\\x1b`` instead.
-Tabs and newlines stay; so do joiners (U+200D builds emoji). Text the engine writes into a user's
+Characters that render as nothing (zero-width spaces, tag characters) are shown too, since text
+can hide in them. Tabs and newlines stay; so do the joiner U+200D and U+FE0F (they build emoji). Text the engine writes into a user's
 file (a skill's frontmatter) drops them instead (:func:`stripped`), with what YAML forbids too.
 """
 
@@ -14,9 +15,21 @@ from __future__ import annotations
 _CONTROLS = [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0)]
 _FORMAT = [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
 _SURROGATES = range(0xD800, 0xE000)  # alone (half an emoji a UTF-16 count cut): no UTF-8 exists
+# render as nothing, so text can hide in them: zero-width characters, the soft hyphen, tag
+# characters (an invisible copy of ASCII) and the supplementary variation selectors
+_INVISIBLE = [
+    0x00AD,
+    0x180E,
+    0x200B,
+    0x200C,
+    *range(0x2060, 0x2065),
+    *range(0xE0000, 0xE0080),
+    *range(0xE0100, 0xE01F0),
+]
 _VISIBLE = {
     **{c: f"\\x{c:02x}" for c in _CONTROLS},
-    **{c: f"\\u{c:04x}" for c in (*_FORMAT, *_SURROGATES)},
+    **{c: f"\\u{c:04x}" for c in (*_FORMAT, *_SURROGATES) if c <= 0xFFFF},
+    **{c: f"\\u{c:04x}" if c <= 0xFFFF else f"\\U{c:08x}" for c in _INVISIBLE},
     0x0D: "",  # a carriage return alone would let a line overwrite itself on a terminal
 }
 
@@ -27,7 +40,7 @@ def displayable(text: str) -> str:
 
 
 # and what a YAML or JSON reader refuses: lone surrogates, the byte-order mark, the non-characters
-_DROPPED = dict.fromkeys([*_CONTROLS, *_FORMAT, *_SURROGATES, 0xFEFF, 0xFFFE, 0xFFFF])
+_DROPPED = dict.fromkeys([*_CONTROLS, *_FORMAT, *_SURROGATES, *_INVISIBLE, 0xFEFF, 0xFFFE, 0xFFFF])
 
 
 def stripped(text: str) -> str:

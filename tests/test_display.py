@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from skillopt_sleep._display import displayable
+from skillopt_sleep._display import displayable, stripped
 from skillopt_sleep.cli._options import escape
 
 
@@ -28,3 +28,13 @@ def test_a_lone_surrogate_and_the_arabic_letter_mark_become_escapes() -> None:
     shown = displayable("half \ud83d an emoji, \u061cmark")
     assert shown == "half \\ud83d an emoji, \\u061cmark"
     shown.encode("utf-8")
+
+
+def test_characters_that_render_as_nothing_are_shown() -> None:
+    """Zero-width spaces and tag characters hid text in a report's edit list (a refused edit's
+    hidden instruction stayed hidden); emoji keep their joiners."""
+    hidden = "run the tests\u200b\u2060\U000e0069\U000e0067\u00ad"
+    shown = displayable(hidden)
+    assert shown == "run the tests\\u200b\\u2060\\U000e0069\\U000e0067\\u00ad"
+    assert displayable("👨\u200d👩\u200d👧 ❤\ufe0f") == "👨\u200d👩\u200d👧 ❤\ufe0f"
+    assert stripped(hidden) == "run the tests"

@@ -233,6 +233,14 @@ class _Night:
         from skillopt_core.errors import DriftError, StorageError
         from skillopt_sleep.stage import transaction
 
+        refused = [e for e in report.edits if e.refused]
+        if refused:  # something tried to slip an instruction in tonight: the user looks first
+            note = (
+                f"not adopted: the edit screen refused {len(refused)} edit(s) tonight "
+                f"({refused[0].refused}); review the report, then: skillopt-sleep adopt "
+                f"{report.proposal}"
+            )
+            return replace(report, message=f"{report.message}; {note}")
         try:
             transaction.adopt(self.state, report.proposal, home=self.home)
         except (DriftError, StorageError) as exc:

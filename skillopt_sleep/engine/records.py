@@ -42,6 +42,7 @@ class EditView:
     accepted: bool
     delta: float  # gate metric: candidate minus current on the validation tasks
     harmful: bool = False  # rejected with a negative delta on its own evidence
+    refused: str = ""  # why the edit screen refused it, unweighed ("": it reached the gate)
 
 
 @dataclass(frozen=True)

@@ -174,8 +174,18 @@ def _edits(runs: Sequence[TargetRun]) -> tuple[EditView, ...]:
         for entry in run.result.rejected:
             edit = {**entry["edit"], "step": entry.get("step", 0), "delta": entry.get("delta", 0.0)}
             view = _edit_view(skill, edit, accepted=False)
-            views.append(replace(view, harmful=bool(entry.get("alone")) and view.delta < 0))
+            harmful = bool(entry.get("alone")) and view.delta < 0
+            views.append(replace(view, harmful=harmful, refused=_refusal(view.rationale)))
     return tuple(views)
+
+
+def _refusal(rationale: str) -> str:
+    """The edit screen's findings when ``rationale`` is that of an edit it refused, else ""."""
+    from skillopt_core.skill.screen import REFUSED_PREFIX
+
+    if not rationale.startswith(REFUSED_PREFIX):
+        return ""
+    return rationale[len(REFUSED_PREFIX) :].split(". Optimizer's rationale: ", 1)[0]
 
 
 def _edit_view(skill: str, edit: Mapping[str, Any], *, accepted: bool) -> EditView:

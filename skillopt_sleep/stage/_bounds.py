@@ -71,8 +71,10 @@ def split_families(report: NightReport, cards: int = FAMILY_CARDS) -> Families:
 
 
 def rejected_edits(report: NightReport, limit: int = REJECTED_EDITS) -> tuple[EditView, ...]:
-    """The rejected edits worth reading in full: the harmful ones first, then in step order."""
-    ranked = sorted(report.rejected, key=lambda e: not e.harmful)  # stable: step order within
+    """The rejected edits worth reading in full: those the edit screen refused first (they may
+    carry an injected instruction the user should see), then the harmful ones, then in step
+    order."""
+    ranked = sorted(report.rejected, key=lambda e: (not e.refused, not e.harmful))  # stable
     return tuple(ranked[:limit])
 
 

@@ -165,11 +165,15 @@ def _edit(edit: EditView) -> str:
     status = _badge("accepted", "good") if edit.accepted else _badge("rejected", "neutral")
     if edit.harmful:
         status += " " + _badge("harmful", "bad")
+    if edit.refused:
+        status += " " + _badge("refused by the edit screen", "bad")
     anchor = f'<p class="label">Anchor</p><pre>{_e(edit.anchor)}</pre>' if edit.anchor else ""
     content = f'<p class="label">Content</p><pre>{_e(edit.content)}</pre>' if edit.content else ""
     why = f'<p class="why"><b>Why:</b> {_e(edit.rationale)}</p>' if edit.rationale else ""
     delta_css = "good" if edit.delta > 0 else "bad" if edit.delta < 0 else "muted"
-    css = "accepted" if edit.accepted else ("harmful" if edit.harmful else "rejected")
+    css = (
+        "accepted" if edit.accepted else ("harmful" if edit.harmful or edit.refused else "rejected")
+    )
     return (
         f'<article class="card edit {css}"><p class="facts"><span>{status}</span>'
         f'<span><code>{_e(edit.op)}</code> in <b title="{_e(edit.skill)}">'

@@ -226,6 +226,7 @@ def _families(report: NightReport) -> list[str]:
 
 def _edit(number: int, edit: EditView) -> list[str]:
     flags = " · **harmful**" if edit.harmful else ""
+    flags += " · **refused by the edit screen**" if edit.refused else ""
     marker = f"{number}. "
     pad = " " * len(marker)
     lines = [
