@@ -49,6 +49,11 @@ def _slow_update(loop: LoopContext, epoch: int) -> None:
         "persistent": list(update.persistent),
         "mode": "gated" if cfg.slow_update_gated else "force-accept",
     }
+    if update.refused:  # guidance lines the edit screen dropped, kept for whoever reviews the run
+        log["refused"] = [
+            {"line": line, "findings": [asdict(f) for f in findings]}
+            for line, findings in update.refused
+        ]
     log["accepted"] = False
     if update.candidate is not None and update.candidate != state.current_skill:
         too_big = over_budget(state.current_skill, update.candidate, cfg.gate)

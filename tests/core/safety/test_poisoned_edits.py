@@ -139,6 +139,10 @@ def test_a_poisoned_slow_update_line_is_dropped(tmp_path: Path) -> None:
     trainer = fit(tmp_path, "health", GOOD, slow_update=True, slow_update_gated=False)
     assert "keep checking the health endpoint" in trainer.state.best_skill
     assert "x.example" not in trainer.state.best_skill
+    logs = [json.loads(p.read_text()) for p in tmp_path.rglob("slow_update.json")]
+    refused = [entry for log in logs for entry in log.get("refused", [])]
+    assert refused and all("x.example" in entry["line"] for entry in refused)
+    assert all(entry["findings"] for entry in refused)
 
 
 def test_apply_edits_refuses_what_the_screen_refuses_whoever_calls_it() -> None:
