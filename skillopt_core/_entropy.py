@@ -92,6 +92,21 @@ def public_context(text: str, start: int, end: int) -> bool:
     return at >= 0 and _CLASS_ATTR_RE.match(window, at) is not None
 
 
+_DIGIT_RE = re.compile(r"[0-9]")
+
+
+def _mixes_case_and_digits(token: str) -> bool:
+    """Upper case, lower case and a digit: for ASCII (every candidate) by whole-string
+    methods, as a per-character loop costs ~0.5 s on a 1 MB run."""
+    if token.isascii():
+        return token.lower() != token and token.upper() != token and bool(_DIGIT_RE.search(token))
+    return (
+        any(c.isupper() for c in token)
+        and any(c.islower() for c in token)
+        and any(c.isdigit() for c in token)
+    )
+
+
 def looks_high_entropy(token: str) -> bool:
     """The heuristic rule documented in the module docstring."""
     n = len(token)
@@ -101,11 +116,7 @@ def looks_high_entropy(token: str) -> bool:
         return False
     if _path_like(token):
         return any(looks_high_entropy(part) for part in token.split("/") if len(part) >= 32)
-    if not (
-        any(c.isupper() for c in token)
-        and any(c.islower() for c in token)
-        and any(c.isdigit() for c in token)
-    ):
+    if not _mixes_case_and_digits(token):
         return False
     if sum(m.end() - m.start() for m in _WORD_RE.finditer(token)) >= 0.6 * n:
         return False

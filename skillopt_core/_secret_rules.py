@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import string
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -28,6 +29,7 @@ class Rule:
     gate: tuple[str, ...] = ()
     group: str | int = 0
     left_exclude: frozenset[str] = frozenset()
+    accept: Callable[[re.Match[str]], bool] | None = None
 
 
 _ALNUM = frozenset(string.ascii_letters + string.digits)
@@ -66,8 +68,30 @@ def _scan(
     pattern: str,
     group: str | int = 0,
     left: frozenset[str] = _ALNUM,
+    accept: Callable[[re.Match[str]], bool] | None = None,
 ) -> Rule:
-    return Rule(kind, re.compile(pattern), literals=literals, group=group, left_exclude=left)
+    return Rule(
+        kind, re.compile(pattern), literals=literals, group=group, left_exclude=left, accept=accept
+    )
+
+
+# Conditions on a whole token run are checked on the match, not by lookaheads at its start: a
+# lookahead scans the rest of the run at every start the scan tries, and ``sk-sk-sk-...`` (or
+# ``eyJeyJ...``) holds a start every few characters. Where the pattern consumes the run whether
+# or not the condition holds, the scan moves past it once; every start inside the run would
+# fail anyway (its part of the run is a subset of the refused one).
+_HAS_DIGIT = re.compile(r"[0-9]")
+_HAS_UPPER = re.compile(r"[A-Z]")
+_HAS_LOWER = re.compile(r"[a-z]")
+
+
+def _mixed_case_and_digit(m: re.Match[str]) -> bool:
+    body = m.string[m.start() + 3 : m.end()]  # after ``sk-``
+    return all(rx.search(body) for rx in (_HAS_DIGIT, _HAS_UPPER, _HAS_LOWER))
+
+
+def _has_payload(m: re.Match[str]) -> bool:
+    return m.group("payload") is not None
 
 
 def _anchored(
@@ -100,11 +124,7 @@ RULES: tuple[Rule, ...] = (
         left=frozenset(),
     ),
     _scan("anthropic-key", ("sk-ant-",), r"sk-ant-[A-Za-z0-9_-]{20,}"),
-    _scan(
-        "openai-key",
-        ("sk-",),
-        r"sk-(?=[A-Za-z0-9_-]*[0-9])(?=[A-Za-z0-9_-]*[A-Z])(?=[A-Za-z0-9_-]*[a-z])[A-Za-z0-9_-]{20,}",
-    ),
+    _scan("openai-key", ("sk-",), r"sk-[A-Za-z0-9_-]{20,}", accept=_mixed_case_and_digit),
     _scan(
         "github-token",
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
@@ -152,8 +172,9 @@ RULES: tuple[Rule, ...] = (
     _scan(
         "jwt",
         ("eyJ",),
-        r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",
+        r"eyJ[A-Za-z0-9_-]{8,}+(?P<payload>\.eyJ[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]*+)?",
         left=_WORDISH,
+        accept=_has_payload,
     ),
     _anchored(
         "authorization",
@@ -177,9 +198,14 @@ RULES: tuple[Rule, ...] = (
 # anchored at the key word, which must end the key. ``assignment_value_is_secret`` judges the
 # value.
 _ASSIGNMENT_SEP = r"[ \t]*(?::=|=>|=|:)[ \t]*"
+# A value that ``assignment_value_is_secret`` refuses by its first characters (a reference:
+# ``$VAR``, ``%VAR%``, ``{{ var }}``, ``<placeholder>``, ``os.environ``) is refused by the pattern
+# itself, before the value is scanned: ``token=$token=$token=...`` would otherwise scan the rest
+# of the run at every anchor.
+_NOT_A_LITERAL = r"(?!\[REDACTED:|[$%{<]|os\.)"
 _ASSIGNMENT_VALUE = (
-    r"(?:\"(?P<dq>(?!\[REDACTED:)[^\"\s\\]{4,})\"|'(?P<sq>(?!\[REDACTED:)[^'\s\\]{4,})'"
-    r"|(?P<s>[^\s\"'`,;(){}\[\]<>]{6,}))"
+    rf"(?:\"(?P<dq>{_NOT_A_LITERAL}[^\"\s\\]{{4,}})\"|'(?P<sq>{_NOT_A_LITERAL}[^'\s\\]{{4,}})'"
+    rf"|(?P<s>{_NOT_A_LITERAL}[^\s\"'`,;(){{}}\[\]<>]{{6,}}))"
 )
 ASSIGNMENT = _anchored(
     "secret",

@@ -23,10 +23,12 @@ import functools
 import hashlib
 import json
 import re
+import string
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from skillopt_core import _entropy, _secret_rules
 from skillopt_core._entropy import (
@@ -126,11 +128,23 @@ def scan_hits(text: str) -> str:
     hit or lies inside an earlier hit's span, and a neighbourhood reaches a literal's length
     around its hit (no literal holds a NUL, so none is made up across two). So one scan of the
     text answers every rule's literal test, instead of one scan per literal.
+    Overlapping neighbourhoods are merged, so the result is never much longer than the text
+    (a run of ``sk-sk-sk-...`` would otherwise repeat each character ~18 times).
     """
     margin = _HIT_MARGIN
-    return "\x00".join(
-        text[max(0, m.start() - margin) : m.end() + margin] for m in SCAN_GATE.finditer(text)
-    )
+    parts: list[str] = []
+    lo = hi = -1
+    for m in SCAN_GATE.finditer(text):
+        start = m.start() - margin
+        if hi >= 0 and start <= hi:
+            hi = m.end() + margin
+            continue
+        if hi >= 0:
+            parts.append(text[lo:hi])
+        lo, hi = max(0, start), m.end() + margin
+    if hi >= 0:
+        parts.append(text[lo:hi])
+    return "\x00".join(parts)
 
 
 def _anchor_positions(low: str, anchors: tuple[str, ...]) -> list[int]:
@@ -156,22 +170,39 @@ def _apply_matches(text: str, matches: Iterable[re.Match[str]], repl: _Sub) -> s
     return "".join(out)
 
 
-def _apply(rule: Rule, text: str, matches: Iterable[re.Match[str] | None], repl: _Sub) -> str:
+def _apply(
+    rule: Rule,
+    text: str,
+    matches: Iterable[Any],
+    repl: _Sub,
+    match_at: Callable[[str, int], re.Match[str] | None] | None = None,
+) -> str:
     """Replace, left to right and without overlap, the rule's matches (``None`` = no match).
 
     A match its ``repl`` declines (returns unchanged) does not hide later matches inside it:
     ``the token API_KEY=...`` is prose up to the real assignment. Unchanged text is returned as is.
+    With ``match_at``, ``matches`` are sorted positions, matched there only when not inside a
+    match already replaced: a long value holding many anchors (``password=password=...``) is
+    then scanned once, not once per anchor.
     """
     spans = _placeholder_spans(text)
     out: list[str] = []
-    last = 0
-    for m in matches:
+    last = at = 0  # spans[:at] end before every match still to come (matches come in order)
+    for item in matches:
+        if match_at is None:
+            m = item
+        elif item < last:
+            continue
+        else:
+            m = match_at(text, item)
         if m is None or m.start() < last:
             continue
         start, end = m.span()
         if start and start != last and text[start - 1] in rule.left_exclude:
             continue
-        if any(a < end and start < b for a, b in spans):
+        while at < len(spans) and spans[at][1] <= start:
+            at += 1
+        if at < len(spans) and spans[at][0] < end:
             continue
         replaced = repl(m)
         if replaced == m.group():
@@ -183,6 +214,30 @@ def _apply(rule: Rule, text: str, matches: Iterable[re.Match[str] | None], repl:
         return text
     out.append(text[last:])
     return "".join(out)
+
+
+def _assignment_at(text: str, pos: int) -> re.Match[str] | None:
+    """The ``KEY = value`` match at an anchor; the bare-space separator only after a key
+    character (it only counts after a ``--flag`` key)."""
+    rx = ASSIGNMENT.regex if pos and text[pos - 1] in KEY_CHARS else ASSIGNMENT_NO_FLAG
+    return rx.match(text, pos)
+
+
+def _may_assign(text: str, pos: int) -> bool:
+    """False where an assignment at the anchor ``key`` at ``pos`` fails or is declined whatever
+    its value: ``key`` goes on (``keyboard``), or is not preceded by a qualifier (``api_key``;
+    see ``_assignment_repl``). Told before the value is scanned: ``key=key=key=...`` would
+    otherwise scan the rest of the run at every anchor."""
+    if text[pos + 3 : pos + 4] in _WORD_CHARS:
+        return False
+    end = pos
+    while end > 0 and text[end - 1] in "_-.":
+        end -= 1
+    return text[max(0, end - _QUALIFIER_CHARS) : end].lower().endswith(KEY_QUALIFIERS)
+
+
+_QUALIFIER_CHARS = max(map(len, KEY_QUALIFIERS))
+_WORD_CHARS = frozenset(string.ascii_letters + string.digits + "_")
 
 
 def _safe_kind(kind: str) -> str:
@@ -268,17 +323,9 @@ class Redactor:
             low = low or _ascii_lower(text)
             positions = _anchor_positions(low, live_anchors(rule, words))
             if rule is ASSIGNMENT:
-                found = (
-                    (
-                        ASSIGNMENT.regex
-                        if pos and text[pos - 1] in KEY_CHARS
-                        else ASSIGNMENT_NO_FLAG
-                    ).match(text, pos)
-                    for pos in positions
-                )
-            else:
-                found = (rule.regex.match(text, pos) for pos in positions)
-            new = _apply(rule, text, found, self._repl(rule, counts))
+                positions = [p for p in positions if low[p] != "k" or _may_assign(text, p)]
+            match_at = _assignment_at if rule is ASSIGNMENT else rule.regex.match
+            new = _apply(rule, text, positions, self._repl(rule, counts), match_at)
             text, low = (new, "") if new is not text else (text, low)
         return text
 
@@ -303,6 +350,11 @@ class Redactor:
     def _repl(self, rule: Rule, counts: Counter[str]) -> _Sub:
         if rule is ASSIGNMENT:
             return self._assignment_repl(counts)
+        accept = rule.accept
+        if accept is not None:
+            return lambda m: (
+                self._replace_group(m, rule.group, rule.kind, counts) if accept(m) else m.group()
+            )
         return lambda m: self._replace_group(m, rule.group, rule.kind, counts)
 
     def _assignment_repl(self, counts: Counter[str]) -> _Sub:

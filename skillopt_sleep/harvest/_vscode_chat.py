@@ -90,9 +90,24 @@ def schema_at(path: Sequence[str | int]) -> Any:
     return node
 
 
+# Levels kept below a ``KEEP`` leaf (genuine tool details nest a few): a value nested deeper
+# (a crafted or corrupt record) would not survive storing the state (orjson stops at 254 levels)
+# or walking its strings (Python's recursion limit), and the whole harvest failed with it.
+KEEP_DEPTH = 32
+
+
+def _bounded(value: Any, depth: int = KEEP_DEPTH) -> Any:
+    """``value`` with every container nested deeper than ``depth`` replaced by None."""
+    if isinstance(value, dict):
+        return {k: _bounded(v, depth - 1) for k, v in value.items()} if depth else None
+    if isinstance(value, list):
+        return [_bounded(v, depth - 1) for v in value] if depth else None
+    return value
+
+
 def _shape(value: Any, node: Any) -> Any:
     if node == KEEP or node is None:
-        return value
+        return _bounded(value)
     if isinstance(node, list):
         return [_shape(v, node[0]) for v in value] if isinstance(value, list) else value
     if not isinstance(value, dict):

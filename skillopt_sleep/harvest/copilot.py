@@ -148,7 +148,8 @@ class CopilotCliSource(Source):
         if record.get("agentId") and not config.include_sidechains:
             return Feed.SIDECHAIN
         ts = parse_ts(record.get("timestamp"))
-        key = record.get("id") or None
+        key = record.get("id")
+        key = key if isinstance(key, str) and key else None  # kept in the state the index stores
         if kind in ("session.start", "session.resume", "session.context_changed"):
             return self._context(state, kind, data)
         if kind == "session.model_change":

@@ -8,6 +8,7 @@ tool error the request whose reply failed.
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -40,6 +41,10 @@ _APPROVAL = re.compile(
 )
 _WORD = re.compile(r"[a-z0-9_.:/-]+")
 RETRY_SIMILARITY = 0.6
+# A retry is looked for among this many requests before it (the nearest similar one is taken):
+# each comparison is a set operation, so comparing with every earlier request cost O(n^2) -
+# 10 s for a session of 5,000 distinct prompts, hours for a crafted one of 100,000.
+RETRY_LOOKBACK = 100
 EXCERPT = 160
 
 
@@ -103,7 +108,8 @@ def detect(steps: Sequence[Step], interrupted: Iterable[int] = ()) -> tuple[Sign
     holds indices of user turns the user cut short.
     """
     found: list[Signal_] = []
-    requests: list[tuple[int, frozenset[str]]] = []  # (turn index, words) of prior user turns
+    # (turn index, words) of the latest prior user turns
+    requests: deque[tuple[int, frozenset[str]]] = deque(maxlen=RETRY_LOOKBACK)
     last_user: int | None = None
     for index, (role, text, _ts, calls) in enumerate(steps):
         if role == "assistant":

@@ -38,6 +38,7 @@ from skillopt_sleep.harvest._registry import (
     scan,
 )
 from skillopt_sleep.harvest._vscode_chat import (
+    KEEP_DEPTH,
     SCHEMA,
     prune,
     schema_at,
@@ -145,7 +146,7 @@ class VsCodeChatSource(Source):
             state.extra[_DOC] = prune(record.get("v"), SCHEMA)
         elif kind in (1, 2, 3):
             path = record.get("k")
-            if not isinstance(path, list) or not path:
+            if not isinstance(path, list) or not path or len(path) > KEEP_DEPTH:
                 return Feed.UNKNOWN
             node = schema_at(path)
             if node is None:
