@@ -94,6 +94,22 @@ def _has_payload(m: re.Match[str]) -> bool:
     return m.group("payload") is not None
 
 
+_ASSIGNED_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+=")
+_VALUE_START = frozenset("\"'`$") | frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+)
+
+
+def _not_a_key_name(m: re.Match[str]) -> bool:
+    """False when what an ``Authorization:`` rule took as the header's value is the name of an
+    assignment that follows (``Authorization: SECRET_KEY="..."``): taking it would redact the
+    name and leave the assigned secret, which the assignment rule then no longer sees. A
+    snake-case name ending in ``=`` with a value right after it is no token (base64 holds no
+    ``_``; a base64url token ending in ``=`` before a value does not occur in a header)."""
+    after = m.string[m.end() : m.end() + 1]
+    return not (_ASSIGNED_NAME.fullmatch(m.group("s")) and after in _VALUE_START)
+
+
 def _anchored(
     kind: str,
     anchors: tuple[str, ...],
@@ -101,6 +117,7 @@ def _anchored(
     group: str | int = 0,
     left: frozenset[str] = frozenset(),
     gate: tuple[str, ...] = (),
+    accept: Callable[[re.Match[str]], bool] | None = None,
 ) -> Rule:
     return Rule(
         kind,
@@ -109,6 +126,7 @@ def _anchored(
         gate=gate or anchors,
         group=group,
         left_exclude=left,
+        accept=accept,
     )
 
 
@@ -182,6 +200,7 @@ RULES: tuple[Rule, ...] = (
         r"(?i:authorization)[\"']?\s*[:=]\s*[\"']?"
         r"(?:(?i:bearer|basic|token|bot|digest)\s+)?(?P<s>(?![$\[])[A-Za-z0-9._~+/=-]{8,})",
         "s",
+        accept=_not_a_key_name,
     ),
     _anchored(
         "bearer-token", ("bearer",), r"(?i:bearer)\s+(?P<s>[A-Za-z0-9._~+/-]{20,}=*)", "s", _ALNUM

@@ -79,11 +79,20 @@ def test_a_batch_redacts_each_text_as_alone(batch: list[tuple[str, list[str]]]) 
     assert redact_many(texts) == [redact(t) for t in texts]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known leak: the authorization rule takes the key of a following assignment "
-    "(`SECRET_KEY=`) as the header's value, and the assignment's value is then left",
-)
 def test_authorization_before_an_assignment_leaves_no_value() -> None:
     secret = PASSWORDS["passphrase-ish"]
     assert secret not in redact(f'Authorization: SECRET_KEY="{secret}"')
+    assert secret not in redact(f"authorization = api_key='{secret}'")
+
+
+@pytest.mark.parametrize(
+    ("text", "token"),
+    [
+        ('"Authorization": "Basic dXNlcjpwYXNzd29yZDE="', "dXNlcjpwYXNzd29yZDE="),
+        ('curl -H "Authorization: Basic YWJjZGVmZ2hpams=" https://x.io', "YWJjZGVmZ2hpams="),
+        ("Authorization: Bearer abc_def_ghi_jkl=", "abc_def_ghi_jkl="),
+        ("Authorization: token_value_with_underscores_1234", "token_value_with_underscores_1234"),
+    ],
+)
+def test_authorization_header_values_are_still_redacted(text: str, token: str) -> None:
+    assert token in text and token not in redact(text)
