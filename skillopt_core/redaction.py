@@ -23,27 +23,36 @@ import functools
 import hashlib
 import json
 import re
-import string
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from skillopt_core import _entropy, _secret_rules
+from skillopt_core import _entropy, _redaction_scan, _secret_rules
 from skillopt_core._entropy import (
     entropy_candidates,
     looks_high_entropy,
     public_context,
     shannon_entropy,
 )
+from skillopt_core._redaction_scan import (
+    PLACEHOLDER_RE,
+    Sub,
+    anchor_positions,
+    apply_matches,
+    apply_rule,
+    ascii_lower,
+    assignment_at,
+    live_anchors,
+    may_assign,
+    scan_hits,
+    sub_outside_placeholders,
+)
 from skillopt_core._secret_rules import (
     ASSIGNMENT,
     ASSIGNMENT_NO_FLAG,
-    KEY_CHARS,
     KEY_QUALIFIERS,
     RULES,
-    SCAN_GATE,
     WORD_GATE,
     Rule,
     assignment_kind,
@@ -51,8 +60,6 @@ from skillopt_core._secret_rules import (
     key_before,
 )
 
-PLACEHOLDER_RE = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
-_PLACEHOLDER_MARK = "[REDACTED:"
 _MAX_PASSES = 4
 _NUL = "\x00"
 _BATCH_SEP = "\n\x00\n"
@@ -70,174 +77,6 @@ class RedactionResult:
     @property
     def total(self) -> int:
         return sum(self.counts.values())
-
-
-_Sub = Callable[[re.Match[str]], str]
-
-
-def _sub_outside_placeholders(rx: re.Pattern[str], repl: _Sub, text: str) -> str:
-    if _PLACEHOLDER_MARK not in text:
-        return rx.sub(repl, text)
-    out: list[str] = []
-    pos = 0
-    for m in PLACEHOLDER_RE.finditer(text):
-        out.append(rx.sub(repl, text[pos : m.start()]))
-        out.append(m.group())
-        pos = m.end()
-    out.append(rx.sub(repl, text[pos:]))
-    return "".join(out)
-
-
-def _ascii_lower(text: str) -> str:
-    """``text.lower()`` with indices preserved (a few non-ASCII letters lower to two chars)."""
-    low = text.lower()
-    return low if len(low) == len(text) else text.encode("ascii", "replace").decode().lower()
-
-
-def _placeholder_spans(text: str) -> list[tuple[int, int]]:
-    if _PLACEHOLDER_MARK not in text:
-        return []
-    return [m.span() for m in PLACEHOLDER_RE.finditer(text)]
-
-
-def _anchor_gates(rule: Rule) -> tuple[tuple[str, frozenset[str]], ...]:
-    """Each anchor of ``rule`` with the gate words it contains (an anchor holding none is
-    always searched)."""
-    return tuple((a, frozenset(g for g in rule.gate if g in a)) for a in rule.anchors)
-
-
-_ANCHOR_GATES = {id(rule): _anchor_gates(rule) for rule in (*RULES, ASSIGNMENT) if rule.anchors}
-
-
-def live_anchors(rule: Rule, words: frozenset[str]) -> tuple[str, ...]:
-    """The anchors of ``rule`` that can occur in a text whose gate words are ``words``: an
-    anchor contains its gate word, so without that word it is not there (``passw`` needs
-    ``pass``), and searching for it would only scan the whole text for nothing."""
-    return tuple(
-        a for a, gates in _ANCHOR_GATES[id(rule)] if not gates or not words.isdisjoint(gates)
-    )
-
-
-_HIT_MARGIN = max(len(lit) for rule in RULES for lit in rule.literals)
-
-
-def scan_hits(text: str) -> str:
-    """The neighbourhoods of every scan-gate hit, NUL-joined ("" when none).
-
-    A literal occurs in ``text`` exactly when it occurs in these: each occurrence is either a
-    hit or lies inside an earlier hit's span, and a neighbourhood reaches a literal's length
-    around its hit (no literal holds a NUL, so none is made up across two). So one scan of the
-    text answers every rule's literal test, instead of one scan per literal.
-    Overlapping neighbourhoods are merged, so the result is never much longer than the text
-    (a run of ``sk-sk-sk-...`` would otherwise repeat each character ~18 times).
-    """
-    margin = _HIT_MARGIN
-    parts: list[str] = []
-    lo = hi = -1
-    for m in SCAN_GATE.finditer(text):
-        start = m.start() - margin
-        if hi >= 0 and start <= hi:
-            hi = m.end() + margin
-            continue
-        if hi >= 0:
-            parts.append(text[lo:hi])
-        lo, hi = max(0, start), m.end() + margin
-    if hi >= 0:
-        parts.append(text[lo:hi])
-    return "\x00".join(parts)
-
-
-def _anchor_positions(low: str, anchors: tuple[str, ...]) -> list[int]:
-    found: set[int] = set()
-    for anchor in anchors:
-        i = low.find(anchor)
-        while i != -1:
-            found.add(i)
-            i = low.find(anchor, i + 1)
-    return sorted(found)
-
-
-def _apply_matches(text: str, matches: Iterable[re.Match[str]], repl: _Sub) -> str:
-    out: list[str] = []
-    last = 0
-    for m in matches:
-        out.append(text[last : m.start()])
-        out.append(repl(m))
-        last = m.end()
-    if not out:
-        return text
-    out.append(text[last:])
-    return "".join(out)
-
-
-def _apply(
-    rule: Rule,
-    text: str,
-    matches: Iterable[Any],
-    repl: _Sub,
-    match_at: Callable[[str, int], re.Match[str] | None] | None = None,
-) -> str:
-    """Replace, left to right and without overlap, the rule's matches (``None`` = no match).
-
-    A match its ``repl`` declines (returns unchanged) does not hide later matches inside it:
-    ``the token API_KEY=...`` is prose up to the real assignment. Unchanged text is returned as is.
-    With ``match_at``, ``matches`` are sorted positions, matched there only when not inside a
-    match already replaced: a long value holding many anchors (``password=password=...``) is
-    then scanned once, not once per anchor.
-    """
-    spans = _placeholder_spans(text)
-    out: list[str] = []
-    last = at = 0  # spans[:at] end before every match still to come (matches come in order)
-    for item in matches:
-        if match_at is None:
-            m = item
-        elif item < last:
-            continue
-        else:
-            m = match_at(text, item)
-        if m is None or m.start() < last:
-            continue
-        start, end = m.span()
-        if start and start != last and text[start - 1] in rule.left_exclude:
-            continue
-        while at < len(spans) and spans[at][1] <= start:
-            at += 1
-        if at < len(spans) and spans[at][0] < end:
-            continue
-        replaced = repl(m)
-        if replaced == m.group():
-            continue
-        out.append(text[last:start])
-        out.append(replaced)
-        last = end
-    if not out:
-        return text
-    out.append(text[last:])
-    return "".join(out)
-
-
-def _assignment_at(text: str, pos: int) -> re.Match[str] | None:
-    """The ``KEY = value`` match at an anchor; the bare-space separator only after a key
-    character (it only counts after a ``--flag`` key)."""
-    rx = ASSIGNMENT.regex if pos and text[pos - 1] in KEY_CHARS else ASSIGNMENT_NO_FLAG
-    return rx.match(text, pos)
-
-
-def _may_assign(text: str, pos: int) -> bool:
-    """False where an assignment at the anchor ``key`` at ``pos`` fails or is declined whatever
-    its value: ``key`` goes on (``keyboard``), or is not preceded by a qualifier (``api_key``;
-    see ``_assignment_repl``). Told before the value is scanned: ``key=key=key=...`` would
-    otherwise scan the rest of the run at every anchor."""
-    if text[pos + 3 : pos + 4] in _WORD_CHARS:
-        return False
-    end = pos
-    while end > 0 and text[end - 1] in "_-.":
-        end -= 1
-    return text[max(0, end - _QUALIFIER_CHARS) : end].lower().endswith(KEY_QUALIFIERS)
-
-
-_QUALIFIER_CHARS = max(map(len, KEY_QUALIFIERS))
-_WORD_CHARS = frozenset(string.ascii_letters + string.digits + "_")
 
 
 def _safe_kind(kind: str) -> str:
@@ -300,7 +139,7 @@ class Redactor:
     def _one_pass(self, text: str, counts: Counter[str]) -> str:
         if not text:
             return text
-        low = _ascii_lower(text)
+        low = ascii_lower(text)
         hits = scan_hits(text)
         words = frozenset(w for w in WORD_GATE if w in low)
         if hits or words:
@@ -315,25 +154,27 @@ class Redactor:
         for rule in (*RULES, ASSIGNMENT):
             if not rule.anchors:
                 if hits and any(lit in hits for lit in rule.literals):
-                    new = _apply(rule, text, rule.regex.finditer(text), self._repl(rule, counts))
+                    new = apply_rule(
+                        rule, text, rule.regex.finditer(text), self._repl(rule, counts)
+                    )
                     text, low = (new, "") if new is not text else (text, low)
                 continue
             if words.isdisjoint(rule.gate):
                 continue
-            low = low or _ascii_lower(text)
-            positions = _anchor_positions(low, live_anchors(rule, words))
+            low = low or ascii_lower(text)
+            positions = anchor_positions(low, live_anchors(rule, words))
             if rule is ASSIGNMENT:
-                positions = [p for p in positions if low[p] != "k" or _may_assign(text, p)]
-            match_at = _assignment_at if rule is ASSIGNMENT else rule.regex.match
-            new = _apply(rule, text, positions, self._repl(rule, counts), match_at)
+                positions = [p for p in positions if low[p] != "k" or may_assign(text, p)]
+            match_at = assignment_at if rule is ASSIGNMENT else rule.regex.match
+            new = apply_rule(rule, text, positions, self._repl(rule, counts), match_at)
             text, low = (new, "") if new is not text else (text, low)
         return text
 
     def _unanchored(self, text: str, counts: Counter[str]) -> str:
         for kind, rx in self._extra:
-            text = _sub_outside_placeholders(rx, self._extra_repl(kind, counts), text)
+            text = sub_outside_placeholders(rx, self._extra_repl(kind, counts), text)
         if self._entropy and len(text) >= 32:
-            text = _apply_matches(text, entropy_candidates(text), self._entropy_repl(counts))
+            text = apply_matches(text, entropy_candidates(text), self._entropy_repl(counts))
         return text
 
     def _replace_group(
@@ -347,7 +188,7 @@ class Redactor:
         whole = m.group()
         return whole[:start] + placeholder(kind) + whole[end:]
 
-    def _repl(self, rule: Rule, counts: Counter[str]) -> _Sub:
+    def _repl(self, rule: Rule, counts: Counter[str]) -> Sub:
         if rule is ASSIGNMENT:
             return self._assignment_repl(counts)
         accept = rule.accept
@@ -357,7 +198,7 @@ class Redactor:
             )
         return lambda m: self._replace_group(m, rule.group, rule.kind, counts)
 
-    def _assignment_repl(self, counts: Counter[str]) -> _Sub:
+    def _assignment_repl(self, counts: Counter[str]) -> Sub:
         def repl(m: re.Match[str]) -> str:
             before = key_before(m.string, m.start())
             if m.group().lower().startswith("key") and not (
@@ -378,7 +219,7 @@ class Redactor:
 
         return repl
 
-    def _extra_repl(self, kind: str, counts: Counter[str]) -> _Sub:
+    def _extra_repl(self, kind: str, counts: Counter[str]) -> Sub:
         def repl(m: re.Match[str]) -> str:
             if "secret" in m.re.groupindex:
                 return self._replace_group(m, "secret", kind, counts)
@@ -389,7 +230,7 @@ class Redactor:
 
         return repl
 
-    def _entropy_repl(self, counts: Counter[str]) -> _Sub:
+    def _entropy_repl(self, counts: Counter[str]) -> Sub:
         def repl(m: re.Match[str]) -> str:
             token = m.group()
             if not looks_high_entropy(token) or self._allowed(token):
@@ -464,7 +305,7 @@ def _code_digest() -> str:
     import inspect
 
     digest = hashlib.sha256()
-    for module in (_secret_rules, _entropy, sys.modules[__name__]):
+    for module in (_secret_rules, _entropy, _redaction_scan, sys.modules[__name__]):
         try:
             digest.update(inspect.getsource(module).encode("utf-8"))
         except (OSError, TypeError):
