@@ -103,6 +103,14 @@ HELP_EXTRAS: dict[str, tuple[tuple[str, ...], str]] = {
         "reads the user config.toml, <project>/.skillopt-sleep/config.toml and "
         "SKILLOPT_SLEEP_* variables; writes nothing.",
     ),
+    "config trust": (
+        ("skillopt-sleep config trust", "skillopt-sleep config trust -p ~/code/app --json"),
+        "reads <project>/.skillopt-sleep/config.toml; writes <state>/trusted-projects.json.",
+    ),
+    "config untrust": (
+        ("skillopt-sleep config untrust", "skillopt-sleep config untrust -p ~/code/app"),
+        "writes <state>/trusted-projects.json.",
+    ),
 }
 
 

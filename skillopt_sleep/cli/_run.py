@@ -121,4 +121,20 @@ def load(project: Path, flag_values: Mapping[str, Any]) -> Any:
     from skillopt_sleep.cli._profile import overrides
     from skillopt_sleep.engine import load_config
 
-    return load_config(project, overrides(**dict(flag_values)))
+    config = load_config(project, overrides(**dict(flag_values)))
+    warn_refused(config)
+    return config
+
+
+def warn_refused(config: Any) -> None:
+    """Say on stderr which values of an untrusted project config a command left out, and how to
+    trust the file (a night in a cloned repository then does not surprise its user)."""
+    refused = getattr(config, "refused", {})
+    if not refused:
+        return
+    names = ", ".join(sorted(refused))
+    typer.echo(
+        f"warning: not used from the project's config (not trusted): {names}; see "
+        "`skillopt-sleep config show`, and `skillopt-sleep config trust` if you wrote the file",
+        err=True,
+    )

@@ -1,4 +1,5 @@
-"""`skillopt-sleep config show`: the merged configuration and where each value came from."""
+"""`skillopt-sleep config show`: the merged configuration and where each value came from;
+`config trust` / `config untrust`: whether a project's own config file may set user-only keys."""
 
 from __future__ import annotations
 
@@ -30,7 +31,9 @@ def toml_literal(value: Any) -> str:
 
 
 config_app = typer.Typer(
-    help="Inspect the configuration (user < project < environment < flags).", no_args_is_help=True
+    help="Inspect the configuration (user < project < environment < flags) and trust a "
+    "project's own config file.",
+    no_args_is_help=True,
 )
 app.add_typer(config_app, name="config")
 
@@ -60,6 +63,10 @@ def show_command(
                 "settings": {
                     k: {"value": v, "source": config.sources[k]} for k, v in values.items()
                 },
+                "trusted": _trusted(root, config),
+                "refused": {
+                    k: {"source": r.source, "reason": r.reason} for k, r in config.refused.items()
+                },
             }
         )
         return
@@ -84,3 +91,69 @@ def show_command(
             # a SKILLOPT_SLEEP_CONFIG naming a missing file is skipped like an absent user
             # file: the listing must not read as if it were in use
             console.print("  (no such file: not read)")
+    if config.refused:
+        from skillopt_sleep.engine.config import TRUST_HINT
+
+        console.print(
+            "[bold]not used[/bold] (user-only settings from a project file you have not trusted):"
+        )
+        for key, refusal in config.refused.items():
+            console.print(escape(f"  {key}: {refusal.reason}"), soft_wrap=True)
+        console.print(escape("fix: " + TRUST_HINT.format(project=root)), soft_wrap=True)
+
+
+def _trusted(root: Path, config: Any) -> bool | None:
+    """Whether the project's config file, as it is now, is trusted (None: there is none)."""
+    from skillopt_sleep.engine.config_layers import read_toml, trusted_digests
+    from skillopt_sleep.paths import project_config_path
+
+    layer = read_toml(project_config_path(root))
+    if layer is None:
+        return None
+    return trusted_digests().get(str(root.expanduser().resolve())) == layer.digest
+
+
+@config_app.command("trust")
+@handle_errors
+def trust_command(
+    project: Path | None = PROJECT,
+    as_json: bool = typer.Option(False, "--json", help="Print as JSON on stdout."),
+) -> None:
+    """Let this project's config file, as it is now, set user-only keys (backend endpoints,
+    keys and programs, budgets, auto_adopt, [homes], learned_skill_dir). Read it first: a
+    changed file is untrusted again."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    from skillopt_sleep.engine.config_layers import read_toml, record_trust
+    from skillopt_sleep.paths import project_config_path
+
+    root = project_dir(project)
+    path = project_config_path(root)
+    layer = read_toml(path)  # a file that is no valid config is refused here, not trusted
+    if layer is None:
+        from skillopt_core.errors import UsageError
+
+        raise UsageError(f"{path} does not exist: there is nothing to trust")
+    record_trust(root, layer.digest)
+    if as_json:
+        emit_json({"project": str(root.resolve()), "file": str(path), "sha256": layer.digest})
+        return
+    Console(highlight=False).print(
+        escape(f"trusted {path} (sha256 {layer.digest[:12]}); a change to it needs trust again"),
+        soft_wrap=True,
+    )
+
+
+@config_app.command("untrust")
+@handle_errors
+def untrust_command(project: Path | None = PROJECT) -> None:
+    """Forget the trust given to this project's config file."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    from skillopt_sleep.engine.config_layers import record_trust
+
+    root = project_dir(project)
+    record_trust(root, None)
+    Console(highlight=False).print(escape(f"{root} is not trusted"), soft_wrap=True)

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from pydantic import ValidationError
@@ -27,8 +27,16 @@ from pydantic import ValidationError
 from skillopt_core.backends.options import check_roles
 from skillopt_core.errors import UsageError
 from skillopt_sleep.engine.config_env import env_layer
-from skillopt_sleep.engine.config_layers import Layer, layer_from_flat, read_toml, suggest
+from skillopt_sleep.engine.config_layers import (
+    Layer,
+    layer_from_flat,
+    read_toml,
+    suggest,
+    trusted_digests,
+)
 from skillopt_sleep.engine.config_schema import (
+    PROJECT_OPTIONS,
+    USER_ONLY,
     BackendsSection,
     BudgetSection,
     ConfigError,
@@ -43,6 +51,7 @@ from skillopt_sleep.paths import PROJECT_CONFIG, project_config_path, user_confi
 __all__ = [
     "PROJECT_CONFIG",
     "ConfigError",
+    "Refusal",
     "SleepConfig",
     "load_config",
     "project_config_path",
@@ -51,11 +60,21 @@ __all__ = [
 
 
 @dataclass(frozen=True)
+class Refusal:
+    """A user-only value an untrusted layer set, and why it was not used."""
+
+    source: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class SleepConfig:
-    """The merged settings plus, for every ``section.key``, the layer its value came from."""
+    """The merged settings plus, for every ``section.key``, the layer its value came from, and
+    the user-only values of an untrusted project file that were left out (``refused``)."""
 
     settings: SleepSettings
     sources: Mapping[str, str]
+    refused: Mapping[str, Refusal] = field(default_factory=dict)
 
     @property
     def backends(self) -> BackendsSection:
@@ -95,7 +114,8 @@ class SleepConfig:
 
     def with_overrides(self, overrides: Mapping[str, Any], source: str = "flag") -> SleepConfig:
         own = Layer(self.settings.model_dump(), dict(self.sources))
-        return _merge([own, layer_from_flat(overrides, source)])
+        merged = _merge([own, layer_from_flat(overrides, source)])
+        return SleepConfig(merged.settings, merged.sources, self.refused)
 
     def check_names(self) -> None:
         """A misspelt backend or embedder is an error naming the known ones now, not on the
@@ -168,18 +188,143 @@ def _check_night(night: NightSection, sources: Mapping[str, str]) -> None:
             )
 
 
+TRUST_HINT = (
+    "read the file; if you wrote it or trust it, run `skillopt-sleep config trust -p {project}` "
+    "(again after it changes), or set these in your user config"
+)
+
+
+def _inside(folder: str) -> bool:
+    """``folder`` is a relative path that stays inside the folder it is joined to."""
+    for pure in (PurePosixPath(folder), PureWindowsPath(folder)):
+        if pure.is_absolute() or pure.drive or pure.root or ".." in pure.parts:
+            return False
+    return not folder.startswith("~")
+
+
+def _number(value: Any) -> float | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return float(value) if ok else None
+
+
+def _why_refused(dotted: str, value: Any, base: Any) -> str | None:
+    """Why an untrusted layer may not set ``dotted`` to ``value`` over ``base`` (None: it may)."""
+    section = dotted.partition(".")[0]
+    if section == "homes":
+        if not isinstance(value, str) or not value:  # a wrong type is the schema's error
+            return None
+        return "which transcripts a night reads is the user's choice"
+    if dotted == "night.auto_adopt":
+        return "only the user lets a night change live files" if value is True else None
+    if dotted == "night.learned_skill_dir":
+        if not isinstance(value, str) or _inside(value):
+            return None  # a wrong type is the schema's error
+        return "a night writes only inside the project: name a relative folder in it"
+    if section == "budget":
+        new, old = _number(value), _number(base)
+        if new is None or old is None or old == 0 or (new != 0 and new <= old):
+            return None
+        limit = "no limit" if old == 0 else f"{base}"
+        return f"a budget limit may only be lowered (0 is no limit; the limit is {limit})"
+    return "not settable here"
+
+
+def _refused_options(options: Any) -> list[str]:
+    """The ``backends.options`` keys (``key`` or ``role.key``) an untrusted layer may not set."""
+    if not isinstance(options, Mapping):
+        return []
+    out = []
+    for key, value in options.items():
+        if key in ("optimizer", "target") and isinstance(value, Mapping):
+            out += [f"{key}.{k}" for k in value if k not in PROJECT_OPTIONS]
+        elif key not in PROJECT_OPTIONS:
+            out.append(str(key))
+    return out
+
+
+def _gate(layer: Layer, base: Mapping[str, Mapping[str, Any]]) -> dict[str, Refusal]:
+    """Take out of ``layer`` (in place) the user-only values it may not set; return them. A
+    refused backend option takes the layer's whole ``[backends]`` table with it: its backend
+    names without the endpoint or program they were written for would send the prompts
+    elsewhere (a local model's name, to the provider's own server)."""
+    refused: dict[str, Refusal] = {}
+    for section, table in layer.values.items():
+        for key, value in list(table.items()):
+            dotted = f"{section}.{key}"
+            source = layer.sources.get(dotted, "?")
+            if dotted not in USER_ONLY:
+                continue
+            if dotted == "backends.options":
+                try:  # a misspelt role table is named as such, not refused as a key
+                    check_roles(value if isinstance(value, Mapping) else {})
+                except UsageError as exc:
+                    raise ConfigError(f"{dotted} ({source}): {exc.message}") from None
+                for name in _refused_options(value):
+                    where = "where prompts go, with which credentials and what runs is the user's"
+                    refused[f"{dotted}.{name}"] = Refusal(source, where)
+                continue
+            why = _why_refused(dotted, value, base.get(section, {}).get(key))
+            if why is not None:
+                refused[dotted] = Refusal(source, why)
+                del table[key]
+                layer.sources.pop(dotted, None)
+    if any(k.startswith("backends.options.") for k in refused):
+        for key in layer.values.pop("backends", {}):
+            dotted = f"backends.{key}"
+            if dotted != "backends.options":
+                why = "left out with the refused backend options of the same file"
+                refused[dotted] = Refusal(layer.sources.get(dotted, "?"), why)
+            layer.sources.pop(dotted, None)
+    return refused
+
+
+def _base(layers: list[Layer]) -> dict[str, dict[str, Any]]:
+    values: dict[str, dict[str, Any]] = SleepSettings().model_dump()
+    for layer in layers:
+        for section, table in layer.values.items():
+            values.setdefault(section, {}).update(table)
+    return values
+
+
 def load_config(
     project: str | os.PathLike[str] | None = None,
     overrides: Mapping[str, Any] | None = None,
     *,
     environ: Mapping[str, str] | None = None,
+    chosen_by_model: Mapping[str, Any] | None = None,
 ) -> SleepConfig:
-    """The merged configuration for ``project`` (see the module docstring for the layers)."""
+    """The merged configuration for ``project`` (see the module docstring for the layers).
+
+    The project's file is the user's only once they trusted it as it is (``config trust``);
+    until then its user-only values (:data:`~.config_schema.USER_ONLY`) that would widen
+    anything are left out and listed in ``refused``. ``chosen_by_model``: settings a model
+    chose (MCP tool arguments), applied last under the same rule, never trusted: a refused one
+    is a ConfigError."""
     layers: list[Layer] = []
-    for path in (user_config_path(), project_config_path(project) if project else None):
-        layer = read_toml(path) if path is not None else None
+    refused: dict[str, Refusal] = {}
+    user = read_toml(user_config_path())
+    if user is not None:
+        layers.append(user)
+    if project:
+        layer = read_toml(project_config_path(project))
         if layer is not None:
+            resolved = str(Path(project).expanduser().resolve())
+            if trusted_digests().get(resolved) != layer.digest:
+                refused = _gate(layer, _base(layers))
             layers.append(layer)
     layers.append(env_layer(os.environ if environ is None else environ))
     layers.append(layer_from_flat(overrides or {}, "flag"))
-    return _merge(layers)
+    if chosen_by_model:
+        asked = layer_from_flat(chosen_by_model, "tool argument")
+        denied = _gate(asked, _base(layers))
+        if denied:
+            raise ConfigError(
+                "refused: "
+                + "; ".join(
+                    f"{k}={chosen_by_model.get(k)!r}: {r.reason}" for k, r in denied.items()
+                ),
+                hint="only the user raises these: in their config, or with the CLI's flags",
+            )
+        layers.append(asked)
+    merged = _merge(layers)
+    return SleepConfig(merged.settings, merged.sources, refused)

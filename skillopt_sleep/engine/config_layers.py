@@ -6,6 +6,8 @@ valid one) and its text converted by the field's type. Merging the layers is :mo
 from __future__ import annotations
 
 import difflib
+import hashlib
+import json
 import os
 import sys
 from collections.abc import Mapping
@@ -27,6 +29,7 @@ else:  # pragma: no cover
 class Layer:
     values: dict[str, dict[str, Any]]
     sources: dict[str, str]
+    digest: str = ""  # sha256 of a file's bytes, as read (a project's trust is for these bytes)
 
 
 def _fields(section: str) -> dict[str, Any]:
@@ -121,7 +124,8 @@ def read_toml(path: Path) -> Layer | None:
         ) from None
     _check_shape(data, str(path))
     sources = {f"{s}.{k}": str(path) for s, table in data.items() for k in table}
-    return Layer({s: dict(t) for s, t in data.items()}, sources)
+    digest = hashlib.sha256(raw).hexdigest()
+    return Layer({s: dict(t) for s, t in data.items()}, sources, digest)
 
 
 def _utf8(path: Path, raw: bytes) -> str:
@@ -136,3 +140,47 @@ def _utf8(path: Path, raw: bytes) -> str:
             f"(at line {line}, column {column})",
             hint=f"save {path} as UTF-8 text",
         ) from None
+
+
+TRUST_FILE = "trusted-projects.json"
+
+
+def trust_path() -> Path:
+    """The user's trust decisions: ``{"projects": {project root: sha256 of its config file}}``,
+    in the engine's private state dir (no project can write there)."""
+    from skillopt_sleep.paths import state_dir
+
+    return state_dir() / TRUST_FILE
+
+
+def trusted_digests() -> dict[str, str]:
+    """Project root -> the digest of the config file the user trusted there. A missing or
+    damaged file trusts nothing (``config trust`` writes it anew)."""
+    try:
+        data = json.loads(trust_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    projects = data.get("projects") if isinstance(data, dict) else None
+    if not isinstance(projects, dict):
+        return {}
+    return {str(k): str(v) for k, v in projects.items()}
+
+
+def record_trust(project: Path, digest: str | None) -> None:
+    """Trust ``project``'s config file with ``digest`` (None: trust it no more), atomically."""
+    from skillopt_sleep.paths import PRIVATE_FILE_MODE, private_dir
+
+    entries = trusted_digests()
+    key = str(project.expanduser().resolve())
+    if digest is None:
+        entries.pop(key, None)
+    else:
+        entries[key] = digest
+    path = trust_path()
+    private_dir(path.parent)
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE_MODE)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        json.dump({"projects": dict(sorted(entries.items()))}, out, indent=2)
+        out.write("\n")
+    os.replace(temp, path)

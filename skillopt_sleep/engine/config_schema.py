@@ -89,3 +89,46 @@ class SleepSettings(_Section):
     train: TrainSection = Field(default_factory=TrainSection)
     schedule: ScheduleSection = Field(default_factory=ScheduleSection)
     homes: HomesSection = Field(default_factory=HomesSection)
+
+
+# The trust boundary. A project's own config file (<project>/.skillopt-sleep/config.toml) may
+# come with a cloned repository, and a tool call's arguments are chosen by a model: neither is
+# the user's hand. Keys that widen where data goes, what runs, what is written or what is spent
+# are taken from those layers only when they do not widen anything (or, for the project file,
+# when the user trusted that project's file as it is: `skillopt-sleep config trust`).
+USER_ONLY: frozenset[str] = frozenset(
+    {
+        "backends.options",  # endpoints, keys, executables, arguments, env: PROJECT_OPTIONS only
+        "night.auto_adopt",  # live files change with no one asking: false only
+        "night.learned_skill_dir",  # where a night writes: a relative folder inside the project
+        "budget.max_calls",  # a budget may only be lowered (0 = no limit is never lower)
+        "budget.max_tokens",
+        "budget.max_usd",
+        "homes.claude",  # whose transcripts are read: "" (the usual place) only
+        "homes.codex",
+        "homes.copilot",
+        "homes.vscode",
+    }
+)
+PROJECT_OPTIONS: frozenset[str] = frozenset(
+    {
+        "model",
+        "timeout",
+        "deadline",
+        "stream",
+        "structured",
+        "api",
+        "api_version",
+        "deployment",
+        "health_prompt",
+        "seed",
+        "concurrency",
+        "max_retries",
+        "retry_base_s",
+        "retry_cap_s",
+    }
+)
+"""The ``[backends.options]`` keys (shared or in a role table) an untrusted layer may set: none
+of them changes where a prompt goes, which credentials it carries, what program runs or what a
+call is priced at. Any other key (``base_url``, ``api_key``, ``executable``, ``extra_args``,
+``env``, ``dir``, ``prices``, a plugin's own keys, ...) is user-only."""

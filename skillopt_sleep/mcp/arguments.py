@@ -4,9 +4,9 @@
 No ``from __future__ import annotations``: the SDK reads these types to build the schemas.
 """
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from mcp.server.mcpserver import Resolve
+from mcp.server.mcpserver import Context, Resolve
 from mcp.types import ListRootsResult, ToolAnnotations
 from pydantic import Field
 
@@ -60,8 +60,9 @@ MaxCalls = Annotated[
     int | None,
     Field(
         ge=0,
-        description="Hard limit on model calls tonight (default: the configured one). "
-        "0 means NO limit, not no calls.",
+        description="Hard limit on model calls tonight (default: the configured one); it may "
+        "only lower the configured limit. 0 means NO limit, not no calls: refused unless the "
+        "configured limit is 0 too.",
     ),
 ]
 ProposalLimit = Annotated[
@@ -79,4 +80,11 @@ MARKS = ToolAnnotations(
 STOPS = MARKS  # cancelling ends a night's process; nothing durable is lost, a second call is moot
 
 
-Roots = Annotated[ListRootsResult | None, Resolve(ask_roots)]
+async def workspace_roots(ctx: Context) -> Any:
+    """The client's roots, asked for even when a call names its ``project``: a model chose that
+    argument, and it must lie inside the workspace the client declared (see
+    :func:`skillopt_sleep.mcp.workspace.resolve_project`)."""
+    return await ask_roots(ctx)
+
+
+Roots = Annotated[ListRootsResult | None, Resolve(workspace_roots)]

@@ -57,7 +57,9 @@ class Jobs:
         of the project still runs, or anything else holds its night lock."""
         from skillopt_sleep.engine import ProjectState, load_config
 
-        config = load_config(project, dict(overrides))  # a bad setting fails the call itself
+        # a bad setting fails the call itself; the arguments were chosen by a model, so they may
+        # narrow the night (fewer calls, no adopt) but never widen it (load_config refuses)
+        config = load_config(project, chosen_by_model=dict(overrides))
         with self._lock:
             self._reap()
             running = jobfile.running_jobs(project)

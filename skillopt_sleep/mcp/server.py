@@ -165,9 +165,7 @@ def build_server(
     def project_of(project: str | None, roots: ListRootsResult | None) -> Path:
         """The call's ``project``, else the client's first root, else the server's --project."""
         paths = root_paths(roots) if roots else ()
-        if not project and not paths and default_project is not None:
-            project = str(default_project)
-        path = resolve_project(project, paths)
+        path = resolve_project(project, paths, default_project)
         seen["last"] = path
         return path
 

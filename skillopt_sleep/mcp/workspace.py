@@ -34,15 +34,22 @@ def root_paths(roots: Any) -> list[Path]:
     return found
 
 
-def resolve_project(project: str | None, roots: Sequence[Path] = ()) -> Path:
-    """The project directory for one call, or UsageError saying how to name one."""
+def resolve_project(
+    project: str | None, roots: Sequence[Path] = (), default: Path | None = None
+) -> Path:
+    """The project directory for one call, or UsageError saying how to name one.
+
+    The ``project`` argument is chosen by a model, which a prompt can steer: when the user's
+    side declared the workspace (the client's roots, else the server's ``--project`` or
+    ``$SKILLOPT_SLEEP_PROJECT``) it must be inside it, and it is never a folder that holds the
+    user's home (``/``, ``/home``, ``~``), whose nights would read every project's sessions."""
+    env = Path(os.environ[PROJECT_ENV]).expanduser() if os.environ.get(PROJECT_ENV) else None
+    workspace = list(roots) or [p for p in (default, env) if p is not None][:1]
     chosen: Path | None = None
     if project:
         chosen = Path(project).expanduser()
-    elif roots:
-        chosen = roots[0]
-    elif os.environ.get(PROJECT_ENV):
-        chosen = Path(os.environ[PROJECT_ENV]).expanduser()
+    elif workspace:
+        chosen = workspace[0]
     if chosen is None:
         raise UsageError(
             "no project: the client declared no workspace root and no project was given",
@@ -52,7 +59,37 @@ def resolve_project(project: str | None, roots: Sequence[Path] = ()) -> Path:
         raise UsageError(f"project must be an absolute path, got {_shown(chosen)}")
     if not chosen.is_dir():
         raise UsageError(f"project {_shown(chosen)} is not a directory")
-    return chosen.resolve()
+    resolved = chosen.resolve()
+    if project:
+        _check_bounds(resolved, workspace)
+    return resolved
+
+
+def _within(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def _check_bounds(resolved: Path, workspace: Sequence[Path]) -> None:
+    """Refuse a ``project`` argument outside the declared workspace or holding the home."""
+    home = Path.home().resolve()
+    if _within(home, resolved):
+        raise UsageError(
+            f"project {_shown(resolved)} holds your home folder: a night there would read the "
+            "sessions of every project",
+            hint="pass the repository's own folder",
+        )
+    folders = []
+    for folder in workspace:
+        try:
+            folders.append(folder.expanduser().resolve())
+        except (OSError, ValueError):  # a root that cannot be resolved bounds nothing
+            continue
+    if folders and not any(_within(resolved, f) for f in folders):
+        shown = ", ".join(_shown(f) for f in folders[:3])
+        raise UsageError(
+            f"project {_shown(resolved)} is outside the workspace ({shown})",
+            hint="work on the workspace's project, or run `skillopt-sleep` yourself for another",
+        )
 
 
 def _shown(path: Path) -> str:

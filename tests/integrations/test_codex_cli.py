@@ -140,7 +140,7 @@ def test_codex_exec_starts_a_night_over_mcp_and_is_still_refused_adopt(
         env_extra["XDG_STATE_HOME"] = str(tmp_path / "xdg")
         state = tmp_path / "xdg" / "skillopt-sleep"
     arguments = {
-        "dry_run": {"project": str(project), "backend": "mock", "max_calls": 0},
+        "dry_run": {"project": str(project), "backend": "mock", "max_calls": 50},
         "adopt": {"project": str(project)},
     }
     wanted = ["dry_run"]
