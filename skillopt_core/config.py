@@ -142,6 +142,10 @@ def _build(parsed: ConfigFile) -> TrainConfig:
     )
 
 
+MAX_WORKERS = 64
+"""More calls in flight than any provider's rate limit allows: a typo, or a config that
+would start thousands of threads."""
+
 _INT_FIELDS = ("epochs", "batch_size", "minibatch_size", "eval_samples", "workers", "seed")
 _BOOL_FIELDS = ("slow_update", "slow_update_gated", "meta_skill")
 
@@ -159,7 +163,10 @@ def validate(config: TrainConfig) -> TrainConfig:
     _check(config.batch_size >= 1, "batch_size must be >= 1")
     _check(config.minibatch_size >= 1, "minibatch_size must be >= 1")
     _check(config.eval_samples >= 1, "eval_samples must be >= 1")
-    _check(config.workers >= 1, "workers must be >= 1")
+    _check(
+        1 <= config.workers <= MAX_WORKERS,
+        f"workers must be 1 to {MAX_WORKERS} (model calls in flight at once)",
+    )
     _check(
         config.lr.kind in ("constant", "linear", "cosine"),
         "lr schedule must be constant, linear or cosine",

@@ -61,7 +61,7 @@ class TrainSection(_Section):
     gate_metric: Literal["hard", "soft", "mixed"] = "hard"
     slow_update: bool = True
     meta: bool = True
-    workers: int = Field(4, ge=1)
+    workers: int = Field(4, ge=1, le=64)  # as skillopt_core.config.MAX_WORKERS
     gate: bool = True  # false (an ablation): every candidate is accepted
     buffer: bool = True  # false (an ablation): rejected edits are forgotten between nights
     credit: bool = True  # re-gate a rejected bundle's edits alone before blaming them

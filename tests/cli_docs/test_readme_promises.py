@@ -191,8 +191,12 @@ def test_every_state_path_names_a_folder_the_engine_uses(
     assert project.parent == state_dir() / "projects" and install_dir().parent == state_dir()
     paths = set(re.findall(r"`<state>/([^`]*)`", README))
     assert paths, "the README names no <state>/ path"
+    from skillopt_sleep.engine.config_layers import TRUST_FILE
+
     for path in paths:
-        assert path == "projects/" or path.startswith(("projects/<key>/", "install/")), path
+        assert path in ("projects/", TRUST_FILE) or path.startswith(
+            ("projects/<key>/", "install/")
+        ), path
     assert "projects/<key>/staging/<night-id>/" in paths
     assert "projects/<key>/logs/night.log" in paths
 

@@ -208,3 +208,18 @@ def test_a_night_says_what_it_left_out_of_an_untrusted_project_file(tmp_path: Pa
     assert "backends.options.base_url" in err and "config trust" in err
     assert "evil.example" not in err
     assert code in (0, 7), err  # nothing to read in an empty project is not a failure here
+
+
+@pytest.mark.parametrize("workers", [0, 65, 100_000])
+def test_a_thread_count_no_provider_allows_is_refused(tmp_path: Path, workers: int) -> None:
+    """``train.workers`` had no upper bound: a project file (or a typo) could start 100,000
+    threads of model calls."""
+    from skillopt_core.config import config_from_mapping
+    from skillopt_core.errors import UsageError
+    from skillopt_sleep.engine.config import ConfigError
+
+    project = _project(tmp_path, f"[train]\nworkers = {workers}\n")
+    with pytest.raises(ConfigError, match="train.workers"):
+        load_config(project, environ={})
+    with pytest.raises(UsageError, match="workers must be 1 to 64"):
+        config_from_mapping({"train": {"workers": workers}})
