@@ -219,7 +219,7 @@ def test_a_thread_count_no_provider_allows_is_refused(tmp_path: Path, workers: i
     from skillopt_sleep.engine.config import ConfigError
 
     project = _project(tmp_path, f"[train]\nworkers = {workers}\n")
-    with pytest.raises(ConfigError, match="train.workers"):
+    with pytest.raises(ConfigError, match=r"train\.workers"):
         load_config(project, environ={})
     with pytest.raises(UsageError, match="workers must be 1 to 64"):
         config_from_mapping({"train": {"workers": workers}})
