@@ -167,7 +167,13 @@ _overrides = _per_line(
 def _invisible_chars(text: str, ctx: ScreenContext) -> Iterator[Hit]:
     for number, line in enumerate(text.split("\n"), 1):
         line = line.rstrip("\r")
-        odd = sorted({f"U+{ord(c):04X}" for c in line if invisible(c) and not _emoji_part(line, c)})
+        odd = sorted(
+            {
+                f"U+{ord(c):04X}"
+                for c in line
+                if invisible(c) and not _emoji_part(line, c) and not _orthographic_joiner(line, c)
+            }
+        )
         if odd:
             yield number, f"holds invisible or direction-changing characters: {', '.join(odd)}"
 
@@ -182,6 +188,29 @@ def _emoji_part(line: str, char: str) -> bool:
         if not before or (unicodedata.category(before) not in ("So", "Sk") and before != "\ufe0f"):
             return False
     return True
+
+
+def _orthographic_joiner(line: str, char: str) -> bool:
+    """U+200C / U+200D as spelling: Persian writes ZWNJ inside words ("می‌خواهم"), Indic scripts
+    use both to choose a conjunct or a half form ("क्‍ष"). Allowed after a letter or mark of a script
+    other than Latin, one at a time; after a Latin letter or in a run they hide or encode text."""
+    if char not in "\u200c\u200d":
+        return False
+    for m in re.finditer(re.escape(char), line):
+        before = line[m.start() - 1] if m.start() else ""
+        after = line[m.end()] if m.end() < len(line) else ""
+        if not _other_script_letter(before) or (after and invisible(after)):
+            return False
+    return True
+
+
+def _other_script_letter(char: str) -> bool:
+    return (
+        bool(char)
+        and not char.isascii()
+        and unicodedata.category(char)[0] in "LM"
+        and not unicodedata.name(char, "").startswith("LATIN")
+    )
 
 
 _MARKER_RE = re.compile(r"skillopt(?:-sleep)?\s*:\s*(?:protected|learned|engine)")

@@ -3,6 +3,12 @@
 Pure functions over a session's turns. A signal's ``turn_index`` is the index (in
 ``Session.turns``) of the user request it judges: a correction judges the request before it, a
 tool error the request whose reply failed.
+
+Feedback is read in English and in the languages developers most often write to an agent in
+(Chinese, Japanese, Korean, German, French, Spanish, Portuguese, Russian, Arabic, Hebrew, Hindi):
+``FOREIGN_CORRECTION`` and ``FOREIGN_APPROVAL`` (the miner's ``feedback`` reads the same ones).
+A bare "no" word ("Nein", "Нет", "لا") counts only with punctuation after it, so a request that
+opens with one ("Нет ли способа…") stays a request.
 """
 
 from __future__ import annotations
@@ -39,7 +45,63 @@ _APPROVAL = re.compile(
     r"|\b(?:looks good|well done|good job)\b",
     re.IGNORECASE,
 )
-_WORD = re.compile(r"[a-z0-9_.:/-]+")
+# a bare "no" followed by punctuation or nothing
+_NO = r"(?:nein|non|não|nao|нет|не-а|لا|לא|नहीं|नही|아니요|아니|아뇨)(?=\s*(?:[,.!;:،，。！、]|$))"
+# opening words of a correction (after optional punctuation)
+FOREIGN_CORRECTION_START = (
+    _NO + r"|不对|不對|不是这样|不是這樣|不是我要|错了|錯了|还是(?:不行|失败|失敗|报错|不对|错)"
+    r"|再试一次|再試一次|重新(?:来|做|试)"
+    r"|違います|違う|ちがう|そうじゃな|まだ(?:失敗|動かな|エラー|直って)|やり直し|もう一度"
+    r"|틀렸|그게 아니|아직도|여전히|다시 해"
+    r"|(?:das ist |ist )?(?:falsch|nicht richtig)\b|stimmt nicht\b|nochmal\b|noch einmal\b"
+    r"|c'est faux\b|ce n'est pas (?:ça|ca|ce que|bon|correct)|toujours pas\b|réessaie|pas ça\b"
+    r"|est(?:á|a) mal\b|sigue (?:fallando|sin funcionar|roto|igual|mal)|todavía no\b|incorrecto\b"
+    r"|eso no es\b|otra vez\b|int[ée]ntalo de nuevo"
+    r"|est(?:á|a) errado|errado\b|ainda (?:está |esta )?(?:falhando|não|nao|errado|quebrado)"
+    r"|не так\b|не то\b|неправильно|неверно|всё ещё|все еще|до сих пор|ещё раз|еще раз"
+    r"|خطأ|غير صحيح|ما زال|لا يزال|لا يعمل"
+    r"|לא נכון|שגוי|עדיין|לא עובד"
+    r"|गलत|ग़लत|अभी भी|फिर से"
+)
+# a correction anywhere in a short turn
+FOREIGN_CORRECTION_ANY = (
+    r"还是(?:不行|失败|失敗|报错|有问题|不对)|仍然(?:失败|报错|不行)|没有通过|不起作用"
+    r"|まだ(?:失敗|動かな|エラー)|動きません|直っていません"
+    r"|여전히 (?:실패|안)|작동하지 않"
+    r"|\b(?:immer noch|noch immer) (?:nicht|falsch|kaputt|fehl|rot)|funktioniert (?:immer )?noch nicht"
+    r"|schlägt (?:immer noch |weiterhin )?fehl|geht (?:immer )?noch nicht"
+    r"|\bne (?:marche|fonctionne) (?:toujours |plus |)pas\b|échoue (?:encore|toujours)"
+    r"|\bno funciona\b|sigue fallando|todavía falla"
+    r"|não funciona|ainda (?:está )?falhando"
+    r"|не работает|(?:всё|все) ещё (?:падает|не работает|ошибка|красн)|не помогло"
+    r"|لا يعمل"
+    r"|לא עובד|עדיין (?:נכשל|לא)"
+    r"|काम नहीं"
+)
+# opening words of an approval
+FOREIGN_APPROVAL = (
+    r"谢谢|謝謝|多谢|感谢|可以了|好了|完美|没问题|搞定|成功了"
+    r"|ありがとう|完璧|いいですね|大丈夫です|動きました|直りました"
+    r"|감사|고마워|고맙|완벽|좋아요|잘 되"
+    r"|danke\b|vielen dank|perfekt\b|super\b|passt\b|funktioniert(?: jetzt)?\W*$"
+    r"|merci\b|parfait\b|ça marche|ca marche|nickel\b|génial"
+    r"|gracias\b|perfecto\b|funciona(?: ahora)?\W*$|genial\b"
+    r"|obrigad[oa]\b|perfeito\b|funcionou\b"
+    r"|спасибо|отлично|работает\W*$|супер\b"
+    r"|شكرا|شكراً|ممتاز"
+    r"|תודה|מעולה|מושלם"
+    r"|धन्यवाद|शुक्रिया"
+)
+_FOREIGN_CORRECTION = re.compile(
+    rf"^\W*(?:{FOREIGN_CORRECTION_START})|{FOREIGN_CORRECTION_ANY}", re.IGNORECASE
+)
+_FOREIGN_APPROVAL = re.compile(rf"^\W*(?:{FOREIGN_APPROVAL})", re.IGNORECASE)
+_WORD = re.compile(r"[\w.:/-]+")  # on ASCII text: [a-z0-9_.:/-]+
+# scripts written without spaces: a run of them is read as its character bigrams
+_NOSPACE = re.compile(
+    "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3005\u3040-\u30ff\u31f0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002fa1f]{2,}"
+)
 RETRY_SIMILARITY = 0.6
 # A retry is looked for among this many requests before it (the nearest similar one is taken):
 # each comparison is a set operation, so comparing with every earlier request cost O(n^2) -
@@ -49,7 +111,12 @@ EXCERPT = 160
 
 
 def _words(text: str) -> frozenset[str]:
-    return frozenset(_WORD.findall(text.lower()))
+    low = text.lower()
+    words = _WORD.findall(low)
+    if low.isascii():
+        return frozenset(words)
+    bigrams = [run[i : i + 2] for run in _NOSPACE.findall(low) for i in range(len(run) - 1)]
+    return frozenset([*(_NOSPACE.sub(" ", w).strip() for w in words), *bigrams]) - {""}
 
 
 def _similar(a: frozenset[str], b: frozenset[str]) -> bool:
@@ -96,7 +163,11 @@ def classify(text: str) -> SignalKind | None:
     low = head.lower()
     if any(h in low for h in _CORRECTION_HINTS) and _CORRECTION.search(head):
         return SignalKind.CORRECTION
+    if _FOREIGN_CORRECTION.search(head):
+        return SignalKind.CORRECTION
     if any(h in low for h in _APPROVAL_HINTS) and _APPROVAL.search(head):
+        return SignalKind.APPROVAL
+    if _FOREIGN_APPROVAL.match(head):
         return SignalKind.APPROVAL
     return None
 

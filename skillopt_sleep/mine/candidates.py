@@ -27,6 +27,7 @@ from skillopt_sleep.mine.feedback import (
     excerpt_ends,
     is_followup,
     opens_as_feedback,
+    word_count,
 )
 from skillopt_sleep.mine.masking import content
 from skillopt_sleep.records import Harness, Session, Signal, SignalKind, Turn
@@ -81,7 +82,7 @@ def _starts(session: Session) -> list[int]:
         key = normalize(turn.text)
         if turn.role != "user" or not key or key in seen:
             continue
-        if starts and (is_followup(turn.text) or len(key.split()) < MIN_REQUEST_WORDS):
+        if starts and (is_followup(turn.text) or word_count(key) < MIN_REQUEST_WORDS):
             continue
         if not starts and opens_as_feedback(turn.text):
             continue

@@ -26,7 +26,8 @@ from skillopt_sleep.mine.cluster import cluster_vectors
 from skillopt_sleep.mine.embed import Embedder, create_embedder
 from skillopt_sleep.mine.masking import content
 
-MASK_VERSION = "mask-v1"  # part of every embedding cache key: the compared text changed
+# part of every embedding cache key: the compared text changed (v2: scripts without spaces)
+MASK_VERSION = "mask-v2"
 
 
 def compared_text(text: str) -> str:

@@ -10,7 +10,12 @@ from __future__ import annotations
 import re
 
 from skillopt_core.redaction import redact
-from skillopt_sleep.mine.masking import CUT_MARKER
+from skillopt_sleep.harvest.signals import (
+    FOREIGN_APPROVAL,
+    FOREIGN_CORRECTION_ANY,
+    FOREIGN_CORRECTION_START,
+)
+from skillopt_sleep.mine.masking import CUT_MARKER, NOSPACE
 from skillopt_sleep.records import SignalKind
 
 _APPROVAL = re.compile(
@@ -44,6 +49,28 @@ _AMENDMENT = re.compile(
     re.IGNORECASE,
 )
 _AMENDMENT_END = re.compile(r"\b(too|as well)\W*$", re.IGNORECASE)
+_FOREIGN_START = re.compile(rf"^\W*(?:{FOREIGN_CORRECTION_START})", re.IGNORECASE)
+_FOREIGN_ANY = re.compile(FOREIGN_CORRECTION_ANY, re.IGNORECASE)
+_FOREIGN_APPROVAL = re.compile(rf"^\W*(?:{FOREIGN_APPROVAL})", re.IGNORECASE)
+_FOREIGN_AMENDMENT = re.compile(
+    r"^\W*(?:另外|还有|還有|顺便|順便|あと、|それと|ついでに|그리고|또한|außerdem\b|zusätzlich\b"
+    r"|und (?:bitte )?auch\b|et aussi\b|en plus\b|además\b|y también\b|também\b|além disso\b"
+    r"|а также\b|также\b|и ещё\b|и еще\b|заодно\b)",
+    re.IGNORECASE,
+)
+_NOSPACE_RUN = re.compile(f"[{NOSPACE}]+")
+
+
+def word_count(text: str) -> int:
+    """Whitespace-separated words, where a run of a script written without spaces counts a word
+    per two characters ("修复一下失败的登录单元测试" is 6 words, not 1)."""
+    count = 0
+    for word in text.split():
+        runs = _NOSPACE_RUN.findall(word)
+        count += max(1, sum((len(run) + 1) // 2 for run in runs)) if runs else 1
+    return count
+
+
 MAX_FEEDBACK_WORDS = 40
 # What a session may open with that reads as feedback later on: "revert the migration" is a task
 # of its own, and "ok, add pagination to /users" is a request with a courtesy in front of it, so a
@@ -56,14 +83,17 @@ MAX_AMENDMENT_WORDS = 20
 def classify_followup(text: str) -> SignalKind | None:
     """The kind of feedback ``text`` is, or None when it reads as a request in its own right."""
     stripped = text.strip()
-    words = len(stripped.split())
+    words = word_count(stripped)
     if not stripped:
         return SignalKind.APPROVAL
     if words <= MAX_FEEDBACK_WORDS and (
-        _CORRECTION_START.match(stripped) or _CORRECTION_ANY.search(stripped)
+        _CORRECTION_START.match(stripped)
+        or _CORRECTION_ANY.search(stripped)
+        or _FOREIGN_START.match(stripped)
+        or _FOREIGN_ANY.search(stripped)
     ):
         return SignalKind.CORRECTION
-    if words <= 12 and _APPROVAL.match(stripped):
+    if words <= 12 and (_APPROVAL.match(stripped) or _FOREIGN_APPROVAL.match(stripped)):
         return SignalKind.APPROVAL
     return None
 
@@ -71,9 +101,13 @@ def classify_followup(text: str) -> SignalKind | None:
 def is_amendment(text: str) -> bool:
     """A short turn that adds to the request before it ("also …", "… as well")."""
     stripped = text.strip()
-    if len(stripped.split()) > MAX_AMENDMENT_WORDS:
+    if word_count(stripped) > MAX_AMENDMENT_WORDS:
         return False
-    return bool(_AMENDMENT.match(stripped) or _AMENDMENT_END.search(stripped))
+    return bool(
+        _AMENDMENT.match(stripped)
+        or _AMENDMENT_END.search(stripped)
+        or _FOREIGN_AMENDMENT.match(stripped)
+    )
 
 
 def opens_as_feedback(text: str) -> bool:
@@ -82,14 +116,23 @@ def opens_as_feedback(text: str) -> bool:
     in ("… is failing again, please fix it") is not enough on its own: a session can open with a
     recurring request worded that way."""
     stripped = text.strip()
-    words = len(stripped.split())
+    words = word_count(stripped)
     if _OPENS_A_TASK.match(stripped):
         return False
     return bool(
         _CONTINUE.match(stripped)
-        or (words <= MAX_FEEDBACK_WORDS and _CORRECTION_START.match(stripped))
-        or (words <= MAX_OPENING_APPROVAL_WORDS and _APPROVAL.match(stripped))
-        or (words <= MAX_AMENDMENT_WORDS and _AMENDMENT.match(stripped))
+        or (
+            words <= MAX_FEEDBACK_WORDS
+            and (_CORRECTION_START.match(stripped) or _FOREIGN_START.match(stripped))
+        )
+        or (
+            words <= MAX_OPENING_APPROVAL_WORDS
+            and (_APPROVAL.match(stripped) or _FOREIGN_APPROVAL.match(stripped))
+        )
+        or (
+            words <= MAX_AMENDMENT_WORDS
+            and (_AMENDMENT.match(stripped) or _FOREIGN_AMENDMENT.match(stripped))
+        )
     )
 
 

@@ -13,6 +13,12 @@ rule reads one common way developers correct an agent:
 - a length complaint ("too long", "under 200 words") -> ``max_chars``;
 - a missing section ("add a Testing section") -> ``section_present``;
 - a tool to use ("use the grep tool", "run pytest") -> ``tool_called``.
+
+The rules read English. A correction in another language gives no check unless it quotes English
+in these shapes; a named thing or an example then ends where the text turns to another script
+("session_cookie名称" names ``session_cookie``) or to a German, French, Spanish or Portuguese
+function word ("use the cursor en lugar del offset" names ``cursor``): a check on half a foreign
+sentence would fail every answer alike.
 """
 
 from __future__ import annotations
@@ -100,15 +106,28 @@ _STOP_WORDS = {
     "mention",
 }
 _TAIL_CUT = re.compile(
-    r"\s+(?:and|or|but|so|then|because|before|after|when|if|to|for|in|on|with|of)\b.*$",
+    r"\s+(?:and|or|but|so|then|because|before|after|when|if|to|for|in|on|with|of)\b.*$"
+    # the same joints in German, French, Spanish, Portuguese: the English phrase ends there
+    r"|\s+(?:und|oder|aber|statt|anstatt|bitte|für|mit|plutôt|que|et|ou|mais|au|pour|avec|dans"
+    r"|en|del?|la|las|los|el|y|pero|para|con|em|por|vez)(?=\s|$).*$",
     re.IGNORECASE,
 )
+# a letter of a script other than Latin: a phrase or an example ends before it
+_NON_LATIN = re.compile(r"[^\W\d_A-Za-z\u00c0-\u024f\u1e00-\u1eff]")
+
+
+def _latin_head(text: str) -> str:
+    """``text`` up to the first letter of another script, without the separators it ends on."""
+    cut = _NON_LATIN.search(text)
+    return (text[: cut.start()] if cut else text).rstrip(" _.-:/#")
+
+
 WORDS_TO_CHARS = 7
 LINES_TO_CHARS = 100
 
 
 def _clean_phrase(phrase: str) -> str:
-    phrase = _TAIL_CUT.sub("", phrase.strip(" `'\".,;:!?"))
+    phrase = _TAIL_CUT.sub("", _latin_head(phrase.strip(" `'\".,;:!?")))
     words = phrase.split()
     while words and words[-1].lower() in _STOP_TAIL:
         words.pop()
@@ -139,11 +158,12 @@ def checks_from_feedback(feedback: Iterable[str], reply_chars: int = 0) -> list[
         # compared as text: full-width letters are letters; a masked span names nothing
         text = PLACEHOLDER_RE.sub(" ; ", unicodedata.normalize("NFKC", said))
         for match in _EXAMPLE.finditer(text):
-            pattern = generalize_example(match.group(1))
-            if r"\d+" in pattern or re.search(r"[:/#]", match.group(1)):
+            example = _latin_head(match.group(1))
+            pattern = generalize_example(example)
+            if r"\d+" in pattern or re.search(r"[:/#]", example):
                 if _OWN_LINE.search(text):
                     pattern = rf"(?m)^\s*{pattern}\s*$"
-                add("regex", pattern, f"use the requested format ({match.group(1)}) {quoted}")
+                add("regex", pattern, f"use the requested format ({example}) {quoted}")
         for match in _NAMED.finditer(text):
             phrase = _clean_phrase(match.group(1))
             if phrase and not _NEGATED.search(text, 0, match.start()):
@@ -169,7 +189,7 @@ def checks_from_feedback(feedback: Iterable[str], reply_chars: int = 0) -> list[
                 f"be shorter than the rejected answer {quoted}",
             )
         for match in _SECTION.finditer(text):
-            title = (match.group(1) or match.group(2) or "").strip()
+            title = _latin_head((match.group(1) or match.group(2) or "").strip())
             if title:
                 add("section_present", title, f"include the {title!r} section {quoted}")
         for match in _TOOL.finditer(text):

@@ -19,23 +19,46 @@ from __future__ import annotations
 
 import re
 
-# a path (rooted, or with two slashes, or ending in a file extension; not "and/or" or "A/B"):
-# keep the last component's stem ("src/components/Navbar.tsx" -> "Navbar")
-_PATH = re.compile(
-    r"(?<![\w/])(?:(?:~|\.{1,2})?/(?:[\w.@-]+/)*|[\w.@-]+/(?:[\w.@-]+/)+|(?:[\w.@-]+/)+(?=[\w-]+\.[A-Za-z]\w{0,5}\b))"
-    r"([\w-]+)(?:\.[A-Za-z]\w{0,5})*(?![\w/])"
+# Scripts written without spaces between words (Chinese, Japanese, Thai, ...) and Korean, which
+# glues particles to a word ("api.py의"): Python's ``\w`` and ``\b`` count their letters as word
+# characters, so "发布2.4.0版本" had no boundary before the version and the version's ``\w*`` tail ate
+# the rest of the sentence. In the rules below a word character is ``\w`` without these scripts.
+NOSPACE = (
+    "\u0e00-\u0eff\u1000-\u109f\u1100-\u11ff\u1780-\u17ff\u3005\u3040-\u30ff\u3130-\u318f"
+    "\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
+    "\U00020000-\U0002fa1f"
 )
+_W = rf"[^\W{NOSPACE}]"  # a word character of a spaced script
+_B = rf"(?:(?<!{_W})(?={_W})|(?<={_W})(?!{_W}))"  # ``\b`` with that word character
+# a path (rooted, or with two slashes, or ending in a file extension; not "and/or" or "A/B"):
+# keep the last component's stem ("src/components/Navbar.tsx" -> "Navbar"). Folders may be named
+# in any script ("/home/ana/项目/x.ipynb"); a relative path starts with a spaced-script character,
+# so one glued to Chinese text ("修复tests/test_auth.py里") starts at "tests".
+_SEG = r"[\w.@-]+"
+_FIRST = rf"(?:{_W}|[.@-])[\w.@-]*"
+_PATH = re.compile(
+    rf"(?<!{_W})(?<!/)(?:(?:~|\.{{1,2}})?/(?:{_SEG}/)*|{_FIRST}/(?:{_SEG}/)+"
+    rf"|{_FIRST}/(?:{_SEG}/)*(?=[\w-]+\.[A-Za-z]{_W}{{0,5}}{_B}))"
+    rf"([\w-]+)(?:\.[A-Za-z]{_W}{{0,5}})*(?!{_W})(?!/)"
+)
+# full-width and ideographic punctuation ends a URL pasted into CJK text ("见 https://x.io/a，然后")
+_URL_END = "\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65"
 # where harvest or mining cut the middle out of a long text (harvest writes the same marker)
 CUT_MARKER = "[… {} characters cut …]"
 _RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\[… \d+ characters cut …\]"), " "),
     (re.compile(r"\[REDACTED:[^\]]*\]"), " "),
-    (re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE), " "),
-    (re.compile(r"\b[\w.+-]+@[\w-]+(\.[\w-]+)+\b"), " "),
-    (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I), " "),
-    (re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b", re.IGNORECASE), " "),
+    (re.compile(rf"{_B}[a-z][a-z0-9+.-]*://[^\s{_URL_END}]+", re.IGNORECASE), " "),
+    (re.compile(rf"{_B}(?:{_W}|[.+-])+@(?:{_W}|-)+(\.(?:{_W}|-)+)+{_B}"), " "),
+    (
+        re.compile(
+            rf"{_B}[0-9a-f]{{8}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{12}}{_B}", re.I
+        ),
+        " ",
+    ),
+    (re.compile(rf"{_B}(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{{7,}}{_B}", re.IGNORECASE), " "),
     (_PATH, r" \1 "),
-    (re.compile(r"\bv?\d+(?:[.,:]\d+)+\w*"), " "),
+    (re.compile(rf"{_B}v?\d+(?:[.,:]\d+)+{_W}*"), " "),
     (re.compile(r"\d+"), " "),
 )
 _SPACE = re.compile(r"[ \t]+")

@@ -24,12 +24,20 @@ and, at the precision-first ``default_threshold``, keeps mined families purer th
 its families and checked on the other: the largest mean ARI over archives of 30, 60, 120 and all
 requests while mean family purity stays at 0.85 or more.
 
+The vocabulary is English (uncased BERT's): it spells Cyrillic, Arabic, Hangul or Devanagari
+letter by letter and most Chinese characters as ``[UNK]``, so the mean of those pieces made every
+request of one script alike (all Russian requests one family). A request written in a script
+other than Latin therefore takes only its vocabulary words (the code words it mixes in:
+"customer", "npm audit") into its static vector, and a pair in which either request has none is
+compared by the TF-IDF cosine alone (``similarity``).
+
 Needs numpy, scipy and scikit-learn only; a missing data file (a broken install) makes ``auto``
 fall back to ``tfidf`` once no MiniLM is there either.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -68,10 +76,13 @@ class StaticTable:
     scales: np.ndarray  # (vocab,) float32
     prior: np.ndarray  # (vocab,) float64
     tokenizer: Any  # _bert.WordPiece
+    # (vocab,) bool: [UNK], the pieces spelling a letter of another script, and punctuation (all a
+    # request in another script keeps otherwise: "，" is no word the two requests share)
+    foreign: np.ndarray
 
     def token_ids(self, text: str) -> np.ndarray:
-        ids: np.ndarray = self.tokenizer.encode(text)
-        return ids[1:-1]  # without [CLS]/[SEP]
+        ids: np.ndarray = self.tokenizer.encode(text)[1:-1]  # without [CLS]/[SEP]
+        return ids[~self.foreign[ids]] if _non_latin(text) else ids
 
     def vectors(self, ids: np.ndarray) -> np.ndarray:
         return dequantise(self.rows[ids], self.scales[ids])
@@ -88,7 +99,19 @@ def load_table(data: Path = DATA) -> StaticTable:
     tokenizer = WordPiece(data / "vocab.txt")
     if rows.shape[0] != len(scales) or len(tokenizer.vocab) != len(scales):
         raise RuntimeError(f"static embedder data in {data} is inconsistent")
-    return StaticTable(rows, scales, zipf_prior(len(scales)), tokenizer)
+    foreign = np.zeros(len(scales), dtype=bool)
+    for token, index in tokenizer.vocab.items():
+        word = token.removeprefix("##")
+        foreign[index] = token == "[UNK]" or _non_latin(word) or not any(c.isalnum() for c in word)
+    return StaticTable(rows, scales, zipf_prior(len(scales)), tokenizer, foreign)
+
+
+def _non_latin(text: str) -> bool:
+    """Whether ``text`` has a letter of a script other than Latin (the vocabulary's)."""
+    return not text.isascii() and any(
+        char.isalpha() and not char.isascii() and "LATIN" not in unicodedata.name(char, "")
+        for char in text
+    )
 
 
 @dataclass(frozen=True)
@@ -154,7 +177,13 @@ class StaticEmbedder:
         semantic = np.clip(a.dense @ b.dense.T, 0.0, 1.0)
         lexical = np.clip(np.asarray(blocked_dot(a.lexical, b.lexical)), 0.0, 1.0)
         mixed = (1.0 - LEXICAL_WEIGHT) * semantic + LEXICAL_WEIGHT * lexical
-        return np.asarray(mixed, dtype=np.float32)
+        # a request with no vocabulary word has no static vector: the lexical cosine alone
+        blind = ~_has_vector(a.dense)[:, None] | ~_has_vector(b.dense)[None, :]
+        return np.asarray(np.where(blind, lexical, mixed), dtype=np.float32)
+
+
+def _has_vector(dense: np.ndarray) -> np.ndarray:
+    return np.asarray(np.any(dense != 0.0, axis=1))
 
 
 EMBEDDERS.add("static", lambda **_: StaticEmbedder())
