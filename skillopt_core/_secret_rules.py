@@ -216,7 +216,9 @@ RULES: tuple[Rule, ...] = (
 # ``KEY = value`` in env, JSON, YAML, TOML and code shapes, and ``--password value`` flags;
 # anchored at the key word, which must end the key. ``assignment_value_is_secret`` judges the
 # value.
-_ASSIGNMENT_SEP = r"[ \t]*(?::=|=>|=|:)[ \t]*"
+_ASSIGNMENT_SEP = (
+    r"(?>[ \t]*(?::=|=>|=|:))[ \t]*"  # atomic: a refused value never retries as "=value"
+)
 # A value that ``assignment_value_is_secret`` refuses by its first characters (a reference:
 # ``$VAR``, ``%VAR%``, ``{{ var }}``, ``<placeholder>``, ``os.environ``) is refused by the pattern
 # itself, before the value is scanned: ``token=$token=$token=...`` would otherwise scan the rest

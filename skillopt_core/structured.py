@@ -75,8 +75,8 @@ def _close_truncated(text: str) -> str:
                 stack[-1][1] = at + 1
         elif char == "," and stack:
             stack[-1][1] = at
-    if not stack and not in_string:
-        return text
+    if not stack:  # a quote left open outside any container: close it, keep the rest
+        return text + '"' if in_string else text
     arrays = [depth for depth, (closer, _) in enumerate(stack) if closer == "]"]
     keep = arrays[-1] + 1 if arrays else len(stack)
     cut = stack[keep - 1][1]

@@ -161,5 +161,7 @@ def call_with_retries(
             if before_retry is not None:
                 before_retry(exc)
             pause = policy.delay(attempt, exc.retry_after, rng)
+            if exc.retry_after is None:  # a jittered wait never carries a retry past the deadline
+                pause = min(pause, max(0.0, policy.deadline_s - (clock() - started)))
             stats.waited_s += pause
             sleep(pause)

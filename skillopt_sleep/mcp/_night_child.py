@@ -101,7 +101,7 @@ def main(argv: Sequence[str] | None = None, runner: NightRunner | None = None) -
             from skillopt_sleep.engine import load_config
 
             project = Path(request["project"])
-            config = load_config(project, dict(request.get("overrides") or {}))
+            config = load_config(project, chosen_by_model=dict(request.get("overrides") or {}))
             if runner is None:
                 from skillopt_sleep.engine import run_night
 

@@ -57,7 +57,9 @@ def _prompt(texts: Sequence[str]) -> str:
     """Each request one JSON string on its numbered line: a request's own line breaks or a
     ``3: ...`` inside it cannot pose as another request, and what it says is data to compare,
     not an instruction."""
-    listing = "\n".join(f"{i}: {json.dumps(t, ensure_ascii=False)}" for i, t in enumerate(texts))
+    listing = "\n".join(
+        f"{i}: {json.dumps(redact(t), ensure_ascii=False)}" for i, t in enumerate(texts)
+    )
     return redact(
         'Are these requests one recurring task? Reply with JSON {"groups": [[...], ...]}: a '
         "partition of the request numbers into tasks (one group when they are all the same "

@@ -205,3 +205,26 @@ def test_quick_failures_are_still_retried_within_the_deadline() -> None:
             clock=lambda: clock.now,
         )
     assert slow.calls == 4
+
+
+def test_a_jittered_wait_never_carries_a_retry_past_the_deadline() -> None:
+    for seed in range(6):
+        clock = Clock()
+        slow = SlowFailure(clock, 95)
+        starts: list[float] = []
+
+        def call(
+            slow: SlowFailure = slow, clock: Clock = clock, starts: list[float] = starts
+        ) -> str:
+            starts.append(clock.now)
+            return slow()
+
+        with pytest.raises(RetriesExhausted):
+            call_with_retries(
+                call,
+                RetryPolicy(max_attempts=4, base_s=30, cap_s=30, deadline_s=100),
+                sleep=clock.sleep,
+                clock=lambda clock=clock: clock.now,
+                rng=random.Random(seed),
+            )
+        assert all(start <= 100 for start in starts), (seed, starts)

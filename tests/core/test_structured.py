@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from skillopt_core.backends import CompletionRequest
@@ -77,3 +79,12 @@ def test_complete_json_gives_up_after_the_reask() -> None:
     with pytest.raises(StructuredReplyError):
         complete_json(backend, CompletionRequest.of("hi"), SCHEMA)
     assert len(backend.requests) == 2
+
+
+@pytest.mark.parametrize(
+    "reply", ['Here:\n{"edits": []}\nI left out the "risky one', '"unterminated', 'It is "yes']
+)
+def test_a_quote_left_open_outside_any_json_is_no_crash(reply: str) -> None:
+    """The truncation repair indexed an empty stack (IndexError, which no caller catches)."""
+    with contextlib.suppress(StructuredReplyError):
+        parse_json_reply(reply)

@@ -96,3 +96,16 @@ def test_authorization_before_an_assignment_leaves_no_value() -> None:
 )
 def test_authorization_header_values_are_still_redacted(text: str, token: str) -> None:
     assert token in text and token not in redact(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "In the Makefile, set API_TOKEN:=$GITHUB_TOKEN before `make release`.",
+        "SECRET_KEY:=os.environ['X']",
+        "ACCESS_TOKEN:=%ACCESS_TOKEN%",
+    ],
+)
+def test_a_refused_value_after_colon_equals_is_not_retried_as_equals_value(text: str) -> None:
+    """The separator backtracked from ':=' to ':' and redacted '=$VAR' as a secret."""
+    assert redact(text) == text
