@@ -228,7 +228,14 @@ class _Worker:
         stdin, stdout = process.stdin, process.stdout
         assert stdin is not None and stdout is not None
         reply: list[str] = []
-        reader = threading.Thread(target=lambda: reply.append(stdout.readline()), daemon=True)
+
+        def read() -> None:  # the helper may be stopped under it (a SIGTERM unwinding a night)
+            try:
+                reply.append(stdout.readline())
+            except (OSError, ValueError):
+                reply.append("")
+
+        reader = threading.Thread(target=read, daemon=True)
         try:
             stdin.write(json.dumps([pattern, text, limit]) + "\n")
             stdin.flush()
