@@ -4,6 +4,12 @@
 #
 #   bash scripts/bootstrap.sh          # runtime only (enough for the demo)
 #   bash scripts/bootstrap.sh --dev    # + dev tools, the embeddings extra and the harness CLIs
+#   PYTHON=python3.12 bash scripts/bootstrap.sh   # make .venv from another interpreter
+#
+# Supported: Python 3.10 to 3.13 (PYTHON, a command or a path; python3 by default). An older one
+# is refused; a newer one is used with a warning (untested). An unusable .venv (no pip, or its
+# interpreter gone after an upgrade) is made again; one made from another version than PYTHON
+# names is refused: remove it first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,8 +22,44 @@ for arg in "$@"; do
 done
 
 python_bin="${PYTHON:-python3}"
-if [ ! -x .venv/bin/python ]; then
-  "$python_bin" -m venv .venv
+min_minor=10  # keep in step with requires-python in pyproject.toml
+tested_max_minor=13
+refuse() {
+  printf 'bootstrap: error: %s\nfix: %s\n' "$1" "$2" >&2
+  exit 2
+}
+version_of() {  # "3.12" for the interpreter $1; refuses when it does not run or is no Python
+  local ver
+  ver="$("$1" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)" || ver=""
+  case "$ver" in
+    [0-9]*.[0-9]*) echo "$ver" ;;
+    *) refuse "cannot run $1 as Python" \
+      "install Python 3.$min_minor or newer, or name one: PYTHON=python3.12 bash scripts/bootstrap.sh" ;;
+  esac
+}
+if ! .venv/bin/python -m pip --version >/dev/null 2>&1; then
+  ver="$(version_of "$python_bin")" || exit 2
+  major="${ver%%.*}" minor="${ver#*.}"
+  if [ "$major" -lt 3 ] || { [ "$major" = 3 ] && [ "$minor" -lt "$min_minor" ]; }; then
+    refuse "$python_bin is Python $ver; SkillOpt-Sleep needs Python 3.$min_minor or newer" \
+      "install Python 3.$min_minor to 3.$tested_max_minor and name it: PYTHON=python3.12 bash scripts/bootstrap.sh"
+  fi
+  if [ "$major" -gt 3 ] || [ "$minor" -gt "$tested_max_minor" ]; then
+    echo "bootstrap: Python $ver is untested (tested: 3.$min_minor to 3.$tested_max_minor); continuing" >&2
+  fi
+  clear=""
+  if [ -e .venv ]; then clear="--clear"; fi  # there but unusable (no pip, or its Python is gone)
+  # shellcheck disable=SC2086  # $clear: no word or one
+  "$python_bin" -m venv $clear .venv ||
+    refuse "$python_bin could not make .venv" \
+      "on Debian or Ubuntu install the venv module (apt install python3-venv, or python$ver-venv), then run this again"
+elif [ -n "${PYTHON:-}" ]; then
+  want="$(version_of "$python_bin")" || exit 2
+  have="$(version_of .venv/bin/python)" || exit 2
+  if [ "$have" != "$want" ]; then
+    refuse ".venv is Python $have, not the Python $want that PYTHON=$PYTHON names" \
+      "remove .venv (rm -rf .venv) and run this again, or leave PYTHON unset to keep it"
+  fi
 fi
 pip() { .venv/bin/python -m pip "$@"; }
 pip install --quiet --disable-pip-version-check --upgrade pip >/dev/null

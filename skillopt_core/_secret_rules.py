@@ -190,7 +190,10 @@ RULES: tuple[Rule, ...] = (
     _scan(
         "jwt",
         ("eyJ",),
-        r"eyJ[A-Za-z0-9_-]{8,}+(?P<payload>\.eyJ[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]*+)?",
+        # each run taken whole, never backtracked into (a lookahead and its backreference: the
+        # possessive ``{8,}+`` says the same but only from Python 3.11)
+        r"eyJ(?=(?P<j1>[A-Za-z0-9_-]{8,}))(?P=j1)(?P<payload>\.eyJ(?=(?P<j2>[A-Za-z0-9_-]{8,}))"
+        r"(?P=j2)\.(?=(?P<j3>[A-Za-z0-9_-]*))(?P=j3))?",
         left=_WORDISH,
         accept=_has_payload,
     ),
@@ -216,9 +219,9 @@ RULES: tuple[Rule, ...] = (
 # ``KEY = value`` in env, JSON, YAML, TOML and code shapes, and ``--password value`` flags;
 # anchored at the key word, which must end the key. ``assignment_value_is_secret`` judges the
 # value.
-_ASSIGNMENT_SEP = (
-    r"(?>[ \t]*(?::=|=>|=|:))[ \t]*"  # atomic: a refused value never retries as "=value"
-)
+# ``:`` and ``=`` never end where ``:=`` or ``=>`` goes on: a refused value after ``:=`` is not
+# retried as the value ``=$VAR`` after ``:``
+_ASSIGNMENT_SEP = r"[ \t]*(?::=|=>|=(?!>)|:(?!=))[ \t]*"
 # A value that ``assignment_value_is_secret`` refuses by its first characters (a reference:
 # ``$VAR``, ``%VAR%``, ``{{ var }}``, ``<placeholder>``, ``os.environ``) is refused by the pattern
 # itself, before the value is scanned: ``token=$token=$token=...`` would otherwise scan the rest

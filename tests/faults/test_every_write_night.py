@@ -18,6 +18,7 @@ import errno
 import io
 import json
 import os
+import pathlib
 import re
 import shutil
 import signal
@@ -223,6 +224,21 @@ class Writes:
             (shutil, "rmtree", rmtree),
             (sqlite3, "connect", connect),
         ]
+        # Python 3.10's pathlib calls these through an accessor that took them from os and io
+        # at import: Path.unlink, mkdir, rename, open... would bypass the patches above.
+        accessor = getattr(pathlib, "_NormalAccessor", None)
+        if accessor is not None:
+            for name, wrapper in (
+                ("open", any_open),
+                ("mkdir", os_mkdir),
+                ("unlink", deleting("unlink")),
+                ("rmdir", deleting("rmdir")),
+                ("rename", two_paths("rename")),
+                ("replace", two_paths("replace")),
+                ("link", two_paths("link")),
+                ("symlink", two_paths("symlink")),
+            ):
+                patches.append((accessor, name, staticmethod(wrapper)))
         for owner, name, wrapper in patches:
             self._saved.append((owner, name, getattr(owner, name)))
             setattr(owner, name, wrapper)
