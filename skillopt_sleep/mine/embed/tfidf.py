@@ -33,6 +33,8 @@ _RUN = re.compile(f"[{NOSPACE}]+")
 def words_of(doc: str) -> list[str]:
     """The word tokens of ``doc``: ``_TOKEN``'s, a run of a script without spaces as its character
     bigrams (a lone character as itself), what surrounds the run as words of their own."""
+    if not _RUN.search(doc):  # most requests: one C-level pass, no per-token work
+        return _TOKEN.findall(doc)
     found: list[str] = []
     for token in _TOKEN.findall(doc):
         if not _RUN.search(token):
