@@ -8,9 +8,10 @@ answers 200. A response hook on the SDK's HTTP client wraps every reply's bytes 
 ends with a :class:`TransientError` once ``deadline_s`` have passed since its headers arrived,
 and with a :class:`BackendError` past :data:`MAX_REPLY_BYTES` (counted after decoding: the hook
 undoes the ``Content-Encoding`` itself, see :mod:`._inflate`); a 2xx HTML page is refused at
-once, with its text. Headers that never end are bounded too: a request hook starts the call's
-deadline, and every read of the connection (its stream is handed over by the HTTP library's
-``trace`` extension when it opens) waits at most what is left of it. A proxy from the
+once, with its text. Headers that never end, and a request the server takes in slowly, are
+bounded too: a request hook starts the call's deadline, and every read and write of the
+connection (its stream is handed over by the HTTP library's ``trace`` extension when it opens)
+waits at most what is left of it. A proxy from the
 environment (``HTTP_PROXY``) is never used for a server on this machine (a local vLLM or
 Ollama, a loopback fake): a corporate proxy cannot reach it, and ``NO_PROXY`` rarely lists it.
 
@@ -80,31 +81,41 @@ def _deadline_error(label: str, deadline_s: float) -> TransientError:
     )
 
 
-def _bound_reads(
-    stream: Any, left: Callable[[], float | None], late: Callable[[], Exception]
-) -> None:
-    """Wrap ``stream.read`` (a connection's network stream) so that no read outlasts ``left()``
-    seconds (None: no deadline running); past it the read ends with ``late()``."""
-    read = getattr(stream, "read", None)
-    if read is None or getattr(read, "bounded_by_deadline", False):
-        return
+def _bound_io(stream: Any, left: Callable[[], float | None], late: Callable[[], Exception]) -> None:
+    """Wrap ``stream.read`` and ``stream.write`` (a connection's network stream) so that neither
+    outlasts ``left()`` seconds (None: no deadline running); past it the call ends with ``late()``.
+    Writes too: a server taking a large prompt in a kilobyte at a time makes progress on every
+    write, so the per-operation timeout alone held the call for the whole ``timeout``."""
+    for name in ("read", "write"):
+        plain = getattr(stream, name, None)
+        if plain is None or getattr(plain, "bounded_by_deadline", False):
+            continue
+        bounded = _bounded(plain, left, late)
+        with contextlib.suppress(AttributeError, TypeError):  # a stream that cannot be wrapped
+            setattr(stream, name, bounded)
 
-    def bounded(max_bytes: int, timeout: float | None = None) -> bytes:
+
+def _bounded(
+    plain: Callable[..., Any], left: Callable[[], float | None], late: Callable[[], Exception]
+) -> Callable[..., Any]:
+    """``plain(data, timeout)`` (a read's byte count or a write's buffer) waiting at most what is
+    left of the deadline."""
+
+    def bounded(data: Any, timeout: float | None = None) -> Any:
         remaining = left()
         if remaining is None or (timeout is not None and timeout < remaining):
-            return read(max_bytes, timeout)  # type: ignore[no-any-return]
+            return plain(data, timeout)
         if remaining <= 0:
             raise late()
         try:
-            return read(max_bytes, remaining)  # type: ignore[no-any-return]
+            return plain(data, remaining)
         except Exception as exc:
             if "Timeout" in type(exc).__name__:
                 raise late() from exc
             raise
 
     bounded.bounded_by_deadline = True  # type: ignore[attr-defined]
-    with contextlib.suppress(AttributeError, TypeError):  # a stream that cannot be wrapped
-        stream.read = bounded
+    return bounded
 
 
 def http_client(sdk: Any, where: Endpoint, deadline_s: float) -> Any:
@@ -119,7 +130,7 @@ def http_client(sdk: Any, where: Endpoint, deadline_s: float) -> Any:
 
     def trace(name: str, info: dict[str, Any]) -> None:
         if name.endswith(("connect_tcp.complete", "start_tls.complete")):
-            _bound_reads(info.get("return_value"), left, lambda: _deadline_error(label, deadline_s))
+            _bound_io(info.get("return_value"), left, lambda: _deadline_error(label, deadline_s))
 
     def start(request: Any) -> None:
         calls.deadline = time.monotonic() + deadline_s
