@@ -65,13 +65,24 @@ pip() { .venv/bin/python -m pip "$@"; }
 pip install --quiet --disable-pip-version-check --upgrade pip >/dev/null
 
 if [ "$dev" = 1 ]; then
-  # The embeddings extra needs torch. Install the CPU build first (a local wheel on our machines,
-  # or TORCH_INDEX_URL, e.g. the PyTorch CPU index) so sentence-transformers does not pull CUDA.
+  # The embeddings extra needs torch. PyPI's Linux build of torch pulls several GB of CUDA
+  # libraries, so the CPU build is installed first: TORCH_INDEX_URL if set, else a wheel already
+  # on this machine (pip's find-links), else the PyTorch CPU index; PyPI only as the last resort.
   if ! .venv/bin/python -c "import torch" 2>/dev/null; then
+    quiet=(--quiet --disable-pip-version-check)
     if [ -n "${TORCH_INDEX_URL:-}" ]; then
-      pip install --quiet --disable-pip-version-check torch --index-url "$TORCH_INDEX_URL"
+      pip install "${quiet[@]}" torch --index-url "$TORCH_INDEX_URL"
+    elif pip install "${quiet[@]}" --no-index --no-deps "torch==2.13.0" 2>/dev/null; then
+      pip install "${quiet[@]}" "torch==2.13.0"  # its dependencies, from the usual indexes
+    elif [ "$(uname -s)" = Linux ] && pip install "${quiet[@]}" --retries 1 --timeout 30 \
+        --index-url https://download.pytorch.org/whl/cpu "torch==2.13.0" 2>/dev/null; then
+      :
     else
-      pip install --quiet --disable-pip-version-check "torch==2.13.0" || \
+      if [ "$(uname -s)" = Linux ]; then
+        echo "bootstrap: the PyTorch CPU index is out of reach; torch comes from PyPI with its" \
+          "CUDA libraries (several GB). To avoid that, set TORCH_INDEX_URL to a CPU index" >&2
+      fi
+      pip install "${quiet[@]}" "torch==2.13.0" || \
         echo "bootstrap: torch 2.13.0 not available; the embeddings extra will choose its own torch" >&2
     fi
   fi
