@@ -13,7 +13,7 @@ import typer
 from skillopt_core.interrupts import sigterm_interrupts
 from skillopt_sleep._display import displayable
 from skillopt_sleep.cli._app import app
-from skillopt_sleep.cli._options import PROJECT, project_dir
+from skillopt_sleep.cli._options import PROJECT, escape, project_dir, terminal
 from skillopt_sleep.cli._profile import with_profile
 from skillopt_sleep.cli._run import emit_json, fail, handle_errors, load, progress_bar
 
@@ -137,7 +137,17 @@ def report_command(
         else:
             typer.echo(path)
         return
-    typer.echo(read_report(project_dir(project), proposal, kind).text)
+    shown = read_report(project_dir(project), proposal, kind)
+    if kind != "md":
+        typer.echo(shown.text)
+        return
+    # the note as written (escaped for Rich, not for Markdown as the text an agent reads has it)
+    from skillopt_sleep.engine.report_view import report_body
+
+    terminal().print(escape(shown.note), soft_wrap=True, highlight=False, emoji=False)
+    body = report_body(shown)
+    if body:
+        typer.echo(f"\n{body}")
 
 
 def _adoption(action: str, result: Any, as_json: bool) -> None:

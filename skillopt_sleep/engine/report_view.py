@@ -216,6 +216,17 @@ def _staged_report(state: ProjectState, path: Path, kind: str, *, named: bool) -
     return StagedReport(shown.id, shown.state, note, str(path), kind, text, latest, message)
 
 
+def report_body(shown: StagedReport) -> str:
+    """The Markdown report of ``shown`` after the note it begins with ("" when there is only the
+    note), for a front end that shows ``shown.note`` its own way: ``text`` escapes the note for
+    Markdown (an agent reads it as Markdown), while a terminal prints it as written, escaped for
+    Rich. A page or a JSON object keeps its note inside it, so is returned whole."""
+    if shown.format != "md":
+        return shown.text
+    _, _, rest = shown.text.partition("\n")  # the note is one line (``with_note``)
+    return rest.removeprefix("\n")
+
+
 def _latest_night(state: ProjectState) -> tuple[NightSummary | None, str]:
     """The last night in the history and its message ("" when its report is gone or damaged)."""
     records = read_lines(state.history_path)

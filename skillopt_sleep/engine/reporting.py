@@ -1,4 +1,9 @@
-"""Turn what a night did into its :class:`NightReport` (pure), and stage it with its files."""
+"""Turn what a night did into its :class:`NightReport` (pure), and stage it with its files.
+
+The public face of the night's report: what the runs did as records is in :mod:`._report_runs`,
+staging the report with its proposal in :mod:`._report_staging`; their public names
+(``held_out``, ``stage_report``) are importable from here, where the night calls them.
+"""
 
 from __future__ import annotations
 
@@ -11,18 +16,31 @@ from typing import TYPE_CHECKING, Any
 from skillopt_core.backends.budget import Totals
 from skillopt_core.backends.runtime import Roles
 from skillopt_core.errors import SkillOptError
-from skillopt_sleep.engine.records import (
-    EditView,
-    FamilyView,
-    HeldOut,
-    NightReport,
-    SkillChange,
-    Usage,
-)
+from skillopt_sleep.engine._report_runs import edit_views, held_out, skill_changes
+from skillopt_sleep.engine._report_staging import stage_report
+from skillopt_sleep.engine.records import FamilyView, NightReport, Usage
 from skillopt_sleep.engine.state import ProjectState, read_lines
 
 if TYPE_CHECKING:
     from skillopt_sleep.engine.night import TargetRun
+
+__all__ = [
+    "Basics",
+    "base_text",
+    "family_views",
+    "full_night",
+    "held_out",
+    "history",
+    "mark_adopted",
+    "new_file_text",
+    "nothing_to_replay",
+    "quiet_night",
+    "stage_report",
+    "stopped_night",
+    "summary_line",
+    "with_notes",
+    "withheld_notes",
+]
 
 
 @dataclass(frozen=True)
@@ -165,105 +183,6 @@ def stopped_night(
     return _report(base, mined, timings, history, outcome="stopped", message=message, usage=usage)
 
 
-def _edits(runs: Sequence[TargetRun]) -> tuple[EditView, ...]:
-    views: list[EditView] = []
-    for run in runs:
-        skill = str(run.path)
-        for edit in run.result.accepted:
-            views.append(_edit_view(skill, edit, accepted=True))
-        for entry in run.result.rejected:
-            edit = {**entry["edit"], "step": entry.get("step", 0), "delta": entry.get("delta", 0.0)}
-            view = _edit_view(skill, edit, accepted=False)
-            harmful = bool(entry.get("alone")) and view.delta < 0
-            views.append(replace(view, harmful=harmful, refused=_refusal(view.rationale)))
-    return tuple(views)
-
-
-def _refusal(rationale: str) -> str:
-    """The edit screen's findings when ``rationale`` is that of an edit it refused, else ""."""
-    from skillopt_core.skill.screen import REFUSED_PREFIX
-
-    if not rationale.startswith(REFUSED_PREFIX):
-        return ""
-    return rationale[len(REFUSED_PREFIX) :].split(". Optimizer's rationale: ", 1)[0]
-
-
-def _edit_view(skill: str, edit: Mapping[str, Any], *, accepted: bool) -> EditView:
-    return EditView(
-        skill=skill,
-        op=str(edit.get("op", "")),
-        anchor=str(edit.get("anchor", "")),
-        content=str(edit.get("content", "")),
-        rationale=str(edit.get("rationale", "")),
-        step=int(edit.get("step", 0)),
-        accepted=accepted,
-        delta=round(float(edit.get("delta", 0.0)), 4),
-    )
-
-
-def held_out(runs: Sequence[TargetRun]) -> HeldOut | None:
-    before: list[float] = []
-    after: list[float] = []
-    for run in runs:
-        b, a = run.result.test_before, run.result.test_after
-        if b is None or a is None:
-            continue
-        for item, score in sorted(b.per_item_hard.items()):
-            before.append(score)
-            after.append(a.per_item_hard.get(item, 0.0))
-    if not before:
-        return None
-    from skillopt_sleep.stage.stats import paired_bootstrap, verdict
-
-    _, lo, hi = paired_bootstrap(before, after)
-    return HeldOut(
-        before=round(sum(before) / len(before), 4),
-        after=round(sum(after) / len(after), 4),
-        n=len(before),
-        ci_low=round(lo, 4),
-        ci_high=round(hi, 4),
-        verdict=verdict(len(before), lo, hi),
-    )
-
-
-def _link_target(path: Path) -> str:
-    real = os.path.realpath(path)
-    return real if real != str(path) else ""
-
-
-def _changes(runs: Sequence[TargetRun]) -> tuple[SkillChange, ...]:
-    import hashlib
-
-    out = []
-    for run in runs:
-        result = run.result
-        proposed = result.proposed_text.encode("utf-8")
-        if run.live is not None and proposed == run.live:
-            continue
-        if run.live is None and not result.accepted:
-            continue  # never create a managed skill that learned nothing
-        if not result.accepted and result.proposed_text == result.base_text:
-            continue
-        out.append(
-            SkillChange(
-                path=str(run.path),
-                kind="memory" if run.kind == "memory" else "skill",
-                created=run.live is None,
-                live_sha256=hashlib.sha256(run.live).hexdigest() if run.live is not None else "",
-                proposed_sha256=hashlib.sha256(proposed).hexdigest(),
-                staged_file="",  # set when the proposal is staged
-                accepted_edits=len(result.accepted),
-                val_before=round(result.val_before.hard, 4),
-                val_after=round(result.val_after.hard, 4),
-                val_tasks=result.val_before.n,
-                gate_split=result.gate_split,
-                steps=tuple(result.history),
-                target=_link_target(run.path),
-            )
-        )
-    return tuple(out)
-
-
 def full_night(
     base: Basics,
     mined: Any,
@@ -275,8 +194,8 @@ def full_night(
     history: tuple[Mapping[str, Any], ...] = (),
 ) -> NightReport:
     totals = roles.ledger.totals
-    changes = _changes(runs)
-    edits = _edits(runs)
+    changes = skill_changes(runs)
+    edits = edit_views(runs)
     accepted = sum(1 for e in edits if e.accepted)
     if changes:
         outcome, message = "staged", f"{accepted} edit(s) passed the gate"
@@ -336,41 +255,6 @@ def base_text(
     if target.kind == "memory" or os.path.realpath(target.path) != os.path.realpath(managed):
         return text
     return with_new_topics(text, _intents(mined, families))
-
-
-def stage_report(
-    state: ProjectState, report: NightReport, runs: Sequence[TargetRun]
-) -> NightReport:
-    from skillopt_sleep.jsonable import dumps
-    from skillopt_sleep.stage.proposal import FileChange, stage, staged_name, unified_diff
-    from skillopt_sleep.stage.report import render_families, render_html, render_markdown
-
-    changed = {c.path for c in report.changes}
-    files = [
-        FileChange(
-            r.path, r.kind, r.live, r.result.proposed_text, accepted_edits=len(r.result.accepted)
-        )
-        for r in runs
-        if str(r.path) in changed
-    ]
-    directory = state.proposal_dir(report.night_id)
-    names = {str(f.live_path): staged_name(i, f) for i, f in enumerate(files)}
-    staged = replace(
-        report,
-        proposal=report.night_id,
-        proposal_dir=str(directory),
-        changes=tuple(replace(c, staged_file=names[c.path]) for c in report.changes),
-    )
-    diff = unified_diff(files)
-    # report.md and report.html are cut to size; families.md, report.json and diff.patch are whole
-    reports = {
-        "report.md": render_markdown(staged, diff),
-        "report.html": render_html(staged, diff),
-        "families.md": render_families(staged),
-        "report.json": dumps(staged, indent=2, ascii_only=True) + "\n",
-    }
-    stage(state, report.night_id, files, reports, created_at=report.finished_at)
-    return staged
 
 
 def mark_adopted(report: NightReport) -> NightReport:

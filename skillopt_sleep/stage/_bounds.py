@@ -5,18 +5,21 @@ A night over hundreds of families must still open with its decision and fit an a
 (the MCP ``report`` tool hands the staged Markdown over whole), so both renderers take their cuts
 from here. Nothing a decision needs is cut: every accepted edit is shown, the validation and
 held-out scores are always there, and a cut ends by naming the file that has the whole
-(``diff.patch`` and ``families.md`` in the proposal directory; ``report.json`` has every record).
+(``diff.patch`` and ``families.md`` in the proposal directory; ``report.json`` has every record,
+every optimizer step included).
 
 With these caps a staged night's Markdown does not grow with its families (a night of 500
 families and a realistic proposal is under 16 KB, see ``tests/stage/test_report_bounds.py``);
-it grows only with its accepted edits and its diff, up to :data:`DIFF_LINES` lines.
+it grows only with its accepted edits and its diff, up to :data:`DIFF_LINES` lines, and with
+its changed files, up to :data:`STEPS` steps each.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from skillopt_sleep.engine.records import EditView, FamilyView, NightReport
@@ -27,6 +30,9 @@ CARD_CHARS = 160  # an example request or check on a card is cut to this many ch
 CARD_CHECKS = 3  # checks on a card
 REJECTED_EDITS = 10  # rejected edits shown in full (harmful ones first)
 DIFF_LINES = 200  # lines of the diff shown
+STEPS = 50  # optimizer steps shown per changed file, in its table and its chart
+
+_Step = TypeVar("_Step")
 
 FAMILIES_FILE = "families.md"
 DIFF_FILE = "diff.patch"
@@ -76,6 +82,12 @@ def rejected_edits(report: NightReport, limit: int = REJECTED_EDITS) -> tuple[Ed
     order."""
     ranked = sorted(report.rejected, key=lambda e: (not e.refused, not e.harmful))  # stable
     return tuple(ranked[:limit])
+
+
+def first_steps(steps: Sequence[_Step], limit: int = STEPS) -> Sequence[_Step]:
+    """The steps a report shows of a changed file: the first ``limit`` (a very large
+    ``night.max_tasks`` runs thousands); ``report.json`` has every one."""
+    return steps[:limit]
 
 
 def diff_head(diff: str, limit: int = DIFF_LINES) -> DiffHead:

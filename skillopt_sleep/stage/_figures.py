@@ -2,7 +2,8 @@
 
 Each figure is a caption, the inline SVG (:mod:`._charts`), an HTML legend and, for the steps, a
 collapsed table of the same numbers, so a reader on a small screen or with a screen reader gets
-every value without reading it off the plot.
+every value without reading it off the plot. A file's chart and table show its first
+:data:`._bounds.STEPS` steps and say how many more ``report.json`` has.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import TYPE_CHECKING
 
+from skillopt_sleep.stage import _bounds as b
 from skillopt_sleep.stage import _text as t
 from skillopt_sleep.stage._charts import Series, legend, line_chart
 
@@ -22,8 +24,10 @@ def _e(value: object) -> str:
     return escape(str(value), quote=True)
 
 
-def _steps_figure(index: int, change: SkillChange | None) -> str:
-    rows = t.step_rows(change.steps) if change is not None else []
+def _steps_figure(index: int, change: SkillChange | None, whole: str) -> str:
+    """``change``'s first steps charted and tabulated; ``whole`` names the file with them all."""
+    every = t.step_rows(change.steps) if change is not None else []
+    rows = b.first_steps(every)
     labels = [f"step {r.step}" for r in rows]
     marks = ["accepted" if r.accepted else "rejected" for r in rows]
     notes = [r.decision for r in rows]
@@ -63,10 +67,13 @@ def _steps_figure(index: int, change: SkillChange | None) -> str:
             "<th>Step</th><th>Train</th><th>Current</th><th>Candidate</th><th>Decision</th>"
             f"</tr></thead><tbody>{body}</tbody></table></div></details>"
         )
+    cut = ""
+    if len(every) > len(rows):
+        cut = f'<p class="muted">{_e(t.steps_cut(len(every) - len(rows)))} <code>{_e(whole)}</code>.</p>'
     return (
         f'<figure class="chart-box"><figcaption>Score across tonight\'s steps · '
         f'<span title="{_e(change.path if change else "")}">{_e(name)}</span></figcaption>'
-        f"{svg}{keys}{table}</figure>"
+        f"{svg}{keys}{table}{cut}</figure>"
     )
 
 
@@ -95,5 +102,7 @@ def _nights_figure(report: NightReport) -> str:
 def charts_section(report: NightReport) -> str:
     """One steps chart per changed file (an empty one when none changed), then the nights."""
     changes: Sequence[SkillChange | None] = report.changes or (None,)
-    figures = [_steps_figure(i, c) for i, c in enumerate(changes)] + [_nights_figure(report)]
+    whole = b.beside(report, b.JSON_FILE)
+    figures = [_steps_figure(i, c, whole) for i, c in enumerate(changes)]
+    figures.append(_nights_figure(report))
     return f'<section id="charts"><h2>Charts</h2><div class="charts">{"".join(figures)}</div></section>'

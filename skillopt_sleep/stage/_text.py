@@ -150,6 +150,10 @@ def rejected_cut(omitted: int) -> str:
     return f"{plural(omitted, 'more rejected edit')} not shown; every edit is in"
 
 
+def steps_cut(omitted: int) -> str:
+    return f"… {plural(omitted, 'more step')} not shown; every step is in"
+
+
 def gate_note(change: SkillChange) -> str:
     return TRAIN_GATE_NOTE if change.gate_split == "train" else "gated on validation tasks"
 

@@ -10,15 +10,17 @@ accepted edits with their deltas; the diff; the rejected edits; charts (HTML) or
 (Markdown) of the score across tonight's steps and the held-out score across nights; the task
 families with example requests and how each is judged; calls, tokens and cost.
 
-A night can mine hundreds of families, and the Markdown is what an agent is handed whole, so the
-family cards, the rejected edits and the diff are cut to the sizes in :mod:`._bounds` and each
-cut names the staged file that has the whole; ``render_families`` writes ``families.md``.
+A night can mine hundreds of families and run thousands of steps, and the Markdown is what an
+agent is handed whole, so the family cards, the rejected edits, the diff and the steps are cut to
+the sizes in :mod:`._bounds` and each cut names the staged file that has the whole;
+``render_families`` writes ``families.md``.
 
 Requests, edits and paths are user- or model-written: the HTML escapes every one of them, and
 the Markdown escapes inline text and fences blocks with a fence longer than any backtick run in
 them, so ``<script>``, a stray ``` or a ``|`` cannot change the report's structure (nor can a
-"- x" or "---" that starts a line). Control and bidi-format characters and lone surrogates in
-them are shown as escapes (:mod:`skillopt_sleep._display`).
+"- x" or "---" that starts a line), and a URL or e-mail address in them is code, never a link.
+Control and bidi-format characters and lone surrogates in them are shown as escapes
+(:mod:`skillopt_sleep._display`).
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ if TYPE_CHECKING:
 __all__ = ["render_families", "render_html", "render_markdown", "with_note"]
 
 _BLOCK_START = re.compile(r"^(?:([-+=])|(\d{1,9})([.)])(?=\s|$))")
+# our own command names in the decision, shown as code again; no other backtick is (the message
+# a decision can quote is untrusted: its backtick could pair with a code span's and end it)
+_COMMAND = re.compile(r"\\`(skillopt-sleep (?:adopt|reject|rollback) [0-9A-Za-z.-]+)\\`")
 
 
 def _lead(text: object) -> str:
@@ -90,7 +95,7 @@ def _summary(report: NightReport) -> list[str]:
         "",
         "## What to decide",
         "",
-        inline(t.decision(report)).replace("\\`", "`"),  # our own command names, kept as code
+        _COMMAND.sub(r"`\1`", inline(t.decision(report))),
         "",
         *([_lead(report.message), ""] if report.message else []),
     ]
@@ -156,6 +161,7 @@ def _trends(report: NightReport) -> list[str]:
         if not steps:
             lines += ["No optimizer steps recorded.", ""]
             continue
+        shown = b.first_steps(steps)
         rows = [
             [
                 str(r.step),
@@ -164,12 +170,15 @@ def _trends(report: NightReport) -> list[str]:
                 t.pct(r.candidate),
                 "accepted" if r.accepted else inline(r.decision or "rejected"),
             ]
-            for r in steps
+            for r in shown
         ]
         lines += [
             *table(["step", "training batch", "val current", "val candidate", "decision"], rows),
             "",
         ]
+        if len(steps) > len(shown):
+            where = code(b.beside(report, b.JSON_FILE))
+            lines += [f"{inline(t.steps_cut(len(steps) - len(shown)))} {where}.", ""]
     points = t.night_points(report)
     lines += ["### Held-out score across nights", ""]
     if all(p.before is None and p.after is None for p in points):
