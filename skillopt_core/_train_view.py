@@ -21,7 +21,7 @@ def step_progress(enabled: bool = True) -> Iterator[StepCallback]:
     if not enabled:
         yield lambda record: None
         return
-    console = Console(stderr=True)
+    console = Console(stderr=True, emoji=False)
     with Progress(
         TextColumn("[bold]training"),
         BarColumn(),
@@ -55,7 +55,7 @@ def _edit_text(edit: dict[str, Any], width: int) -> str:
 def render_summary(summary: TrainingSummary) -> None:
     """Print the run's scores, edits and spend. Everything the user or the model wrote (paths,
     edit text, reasons) is escaped, so brackets in it print as they are."""
-    console = Console(highlight=False)
+    console = Console(highlight=False, emoji=False)
     table = Table(
         title=escape(
             f"SkillOpt run {summary.run_dir}  "

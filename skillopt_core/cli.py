@@ -279,7 +279,7 @@ def evaluate(
         table.add_column(column)
     for name, r in results.items():
         table.add_row(name, f"{r['hard']:.3f}", f"{r['soft']:.3f}", str(r["n"]))
-    Console().print(table)
+    Console(emoji=False).print(table)
 
 
 def main() -> None:

@@ -27,7 +27,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def print_error(message: str, hint: str = "") -> None:
-    console = Console(stderr=True, highlight=False, soft_wrap=True)
+    console = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
     console.print(f"[red]error:[/red] {escape(message)}")
     if hint:
         console.print(f"  fix: {escape(hint)}")

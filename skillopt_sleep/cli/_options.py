@@ -95,7 +95,7 @@ def terminal(*, stderr: bool = False) -> Console:
     """A Rich console on stdout (or stderr); ``main`` already made both survive any locale."""
     from rich.console import Console
 
-    return Console(stderr=stderr)
+    return Console(stderr=stderr, emoji=False)
 
 
 @contextlib.contextmanager

@@ -36,7 +36,7 @@ def fits(console: Console, table: Table) -> bool:
 
 
 def _console() -> Console:
-    return Console(highlight=False)
+    return Console(highlight=False, emoji=False)
 
 
 def night_summary(report: Any) -> None:

@@ -112,7 +112,7 @@ def progress_bar(enabled: bool) -> Iterator[Callable[[str, int, int], None]]:
         TextColumn("{task.completed}/{task.total}"),
         TimeElapsedColumn(),
     )
-    with threadless_bar(Console(stderr=True), *columns) as update:
+    with threadless_bar(Console(stderr=True, emoji=False), *columns) as update:
         yield lambda stage, done, total: update(stage, done, max(total, 1))
 
 

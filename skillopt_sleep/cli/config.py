@@ -71,7 +71,7 @@ def show_command(
         )
         return
     rows = [(key, toml_literal(value), config.sources[key]) for key, value in values.items()]
-    console = Console(highlight=False)
+    console = Console(highlight=False, emoji=False)
     # each column's widest cell, 4 rules and 6 spaces of padding: else keys fold mid-word
     natural = sum(max(len(row[at]) for row in rows) for at in range(3)) + 10
     if natural > console.width:  # a narrow terminal: one TOML-like line a setting, whole
@@ -139,7 +139,7 @@ def trust_command(
     if as_json:
         emit_json({"project": str(root.resolve()), "file": str(path), "sha256": layer.digest})
         return
-    Console(highlight=False).print(
+    Console(highlight=False, emoji=False).print(
         escape(f"trusted {path} (sha256 {layer.digest[:12]}); a change to it needs trust again"),
         soft_wrap=True,
     )
@@ -156,4 +156,4 @@ def untrust_command(project: Path | None = PROJECT) -> None:
 
     root = project_dir(project)
     record_trust(root, None)
-    Console(highlight=False).print(escape(f"{root} is not trusted"), soft_wrap=True)
+    Console(highlight=False, emoji=False).print(escape(f"{root} is not trusted"), soft_wrap=True)
