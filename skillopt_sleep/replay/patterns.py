@@ -1,22 +1,23 @@
 """Regex checks run bounded: a pattern a model wrote must not hang a night.
 
-Two defences. :func:`regex_problem` refuses patterns that do not compile and the shapes that
-backtrack catastrophically (a repeat nested in an unbounded repeat, like ``(a+)+``, unless
-each pass opens with a character the inner repeats cannot match, like ``(\\.\\d+)+``; and
-backreferences): the same pattern is refused on every answer, so candidate and current skill are
-judged alike. What passes that screen is searched in a helper interpreter (in a session of its
-own, so a Ctrl-C at the terminal does not reach it) that is stopped after :data:`TIME_LIMIT_S`
-(polynomial blow-ups like ``\\s*\\s*x`` on a huge answer): that search alone is undecided, the
-next one is tried afresh, so no verdict depends on which answer came first. A helper that died
-(killed from outside) is started again once; where none can start, a screened pattern is
-searched in this process.
+Two defences. :func:`regex_problem` refuses patterns that do not compile, backreferences, and
+every repeat whose passes could split one text more than one way (the shapes that backtrack
+exponentially: ``(a+)+``, ``(a|aa)+``, ``(,\\w*\\d*)+``): a repeated body is admitted only where
+each choice in it is settled by the next character (a variable repeat cannot match what may
+follow it, the next pass's opening included, and alternatives cannot open alike), as in
+``v\\d+(\\.\\d+)+`` or ``(,\\s*[a-z]+)*``. The same pattern is refused on every answer, so
+candidate and current skill are judged alike. What passes that screen is searched in a helper
+interpreter (in a session of its own, so a Ctrl-C at the terminal does not reach it) that is
+stopped after :data:`TIME_LIMIT_S` (polynomial blow-ups like ``\\s*\\s*x`` on a huge answer):
+that search alone is undecided, the next one is tried afresh, so no verdict depends on which
+answer came first. A helper that died (killed from outside) is started again once; where none
+can start, a screened pattern is searched in this process.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
-import importlib
 import json
 import os
 import re
@@ -25,15 +26,12 @@ import sys
 import threading
 from typing import Any
 
-try:  # the parser behind ``re``: re._parser from Python 3.11, sre_parse before
-    _sre: Any = importlib.import_module("re._parser")
-except ImportError:  # pragma: no cover - Python 3.10
-    _sre = importlib.import_module("sre_parse")
+from skillopt_sleep.replay._regex_screen import regex_problem
+
+__all__ = ["TIME_LIMIT_S", "bounded_search", "regex_problem"]
 
 TIME_LIMIT_S = 2.0
 """Seconds one search may take before the pattern is given up on."""
-LARGE_REPEAT = 10
-"""A repeat of more than this many times counts as unbounded around a nested repeat."""
 
 SLOW, ERROR, GONE = "slow", "error", "gone"  # why a helper's search was not decided
 # the helper in a session (a process group) of its own: a Ctrl-C or a closed terminal, meant
@@ -43,10 +41,6 @@ _OWN_SESSION: dict[str, Any] = (
     if sys.platform == "win32"
     else {"start_new_session": True}
 )
-
-_REPEATS = {_sre.MAX_REPEAT, _sre.MIN_REPEAT}
-_BACKREFS = {_sre.GROUPREF, getattr(_sre, "GROUPREF_EXISTS", _sre.GROUPREF)}
-_SAFE_GROUPS = {getattr(_sre, "POSSESSIVE_REPEAT", None), getattr(_sre, "ATOMIC_GROUP", None)}
 
 _WORKER = r"""
 import json, re, sys
@@ -69,113 +63,6 @@ for line in sys.stdin:
     sys.stdout.write(json.dumps(found) + "\n")
     sys.stdout.flush()
 """
-
-
-def _subpatterns(value: Any) -> list[Any]:
-    """The parsed sub-patterns held anywhere in one node's argument."""
-    if isinstance(value, _sre.SubPattern):
-        return [value]
-    if isinstance(value, (tuple, list)):
-        return [s for item in value for s in _subpatterns(item)]
-    return []
-
-
-_CLASSES = {
-    _sre.CATEGORY_DIGIT: r"\d",
-    _sre.CATEGORY_NOT_DIGIT: r"\D",
-    _sre.CATEGORY_SPACE: r"\s",
-    _sre.CATEGORY_NOT_SPACE: r"\S",
-    _sre.CATEGORY_WORD: r"\w",
-    _sre.CATEGORY_NOT_WORD: r"\W",
-}
-
-
-def _may_match(item: Any, char: str, flags: int) -> bool:
-    """Whether the one-character matcher ``item`` (a repeat's body) can match ``char``; True
-    for anything else (longer bodies, unknown nodes): the screen errs towards refusing."""
-    if len(item) != 1:
-        return True
-    op, av = item[0]
-    variants = {char, char.lower(), char.upper()} if flags & re.IGNORECASE else {char}
-    if op is _sre.LITERAL:
-        return any(ord(c) == av for c in variants)
-    if op is _sre.NOT_LITERAL:
-        return any(ord(c) != av for c in variants)
-    if op is _sre.ANY:
-        return char != "\n" or bool(flags & re.DOTALL)
-    if op is not _sre.IN:
-        return True
-    negated = bool(av) and av[0][0] is _sre.NEGATE
-    hit = False
-    for kind, value in av[negated:]:
-        if kind is _sre.LITERAL:
-            hit = any(ord(c) == value for c in variants)
-        elif kind is _sre.RANGE:
-            hit = any(value[0] <= ord(c) <= value[1] for c in variants)
-        elif kind is _sre.CATEGORY and value in _CLASSES:
-            hit = (
-                re.fullmatch(_CLASSES[value], char, flags & (re.ASCII | re.IGNORECASE)) is not None
-            )
-        else:
-            return True
-        if hit:
-            break
-    return hit != negated
-
-
-def _repeats_within(parsed: Any) -> list[Any]:
-    """Every repeat's body anywhere in ``parsed``."""
-    found: list[Any] = []
-    for op, av in parsed:
-        if op in _REPEATS:
-            found.append(av[2])
-        found.extend(b for s in _subpatterns(av) for b in _repeats_within(s))
-    return found
-
-
-def _delimited(body: Any, flags: int) -> bool:
-    r"""A repeated body that opens with a character none of its own repeats can match (``\.``
-    in ``(\.\d+)+``, ``,`` in ``(,\s*\w+)*``): each pass begins at the next such character,
-    so the passes split a text one way only and the inner repeats cannot backtrack across
-    them."""
-    while len(body) == 1 and body[0][0] is _sre.SUBPATTERN:
-        group_flags = body[0][1][1]
-        flags |= group_flags
-        body = body[0][1][3]
-    if not body or body[0][0] is not _sre.LITERAL:
-        return False
-    char = chr(body[0][1])
-    return not any(_may_match(inner, char, flags) for inner in _repeats_within(body[1:]))
-
-
-def _problem(parsed: Any, in_repeat: bool, flags: int = 0) -> str:
-    for op, av in parsed:
-        if op in _BACKREFS:
-            return "it uses a backreference"
-        if op in _SAFE_GROUPS:
-            continue  # possessive and atomic: no backtracking into them
-        if op in _REPEATS:
-            _low, high, body = av
-            if high > 1 and in_repeat:
-                return "it nests a repeat inside a repeat"
-            unbounded = high > LARGE_REPEAT and not _delimited(body, flags)
-            found = _problem(body, in_repeat or unbounded, flags)
-        else:
-            found = next((p for s in _subpatterns(av) if (p := _problem(s, in_repeat, flags))), "")
-        if found:
-            return found
-    return ""
-
-
-def regex_problem(pattern: str) -> str:
-    """Why ``pattern`` cannot be a check ("" when it can): invalid, or shaped to backtrack
-    catastrophically. Mining can use it to keep such patterns from ever becoming checks."""
-    try:
-        parsed = _sre.parse(pattern)
-        re.compile(pattern)  # what parses can still fail here (a variable-width look-behind)
-    except (re.error, RecursionError, OverflowError) as exc:
-        return f"it is an invalid pattern ({exc})"
-    return _problem(parsed, False, parsed.state.flags)
 
 
 class _Worker:
