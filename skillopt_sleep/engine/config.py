@@ -35,6 +35,7 @@ from skillopt_sleep.engine.config_layers import (
     trusted_digests,
 )
 from skillopt_sleep.engine.config_schema import (
+    BACKEND_KEYS,
     PROJECT_OPTIONS,
     USER_ONLY,
     BackendsSection,
@@ -207,9 +208,40 @@ def _number(value: Any) -> float | None:
     return float(value) if ok else None
 
 
+def provider(spec: str) -> str:
+    """The provider a backend spec names, as the backend registry reads it: the name before any
+    ``:MODEL`` (``openai`` for ``openai:gpt-5-mini``, ``claude-cli`` for a bare ``claude-cli``);
+    "" for a spec naming none (an empty ``backends.judge``: no judge)."""
+    return spec.strip().partition(":")[0]
+
+
+def _why_provider(value: Any, base: Any) -> str | None:
+    """Why an untrusted layer may not name backend ``value`` where the user has ``base``: it
+    names another provider (None: the same one, any model of it, or none, which calls nobody)."""
+    if not isinstance(value, str):
+        return None  # a wrong type is the schema's error
+    asked = provider(value)
+    have = provider(base) if isinstance(base, str) else ""
+    if not asked or asked == have:
+        return None
+    shown = repr(asked) if len(asked) <= 40 else repr(asked[:40]) + "..."
+    yours = (
+        f"yours for this role is {have!r}, of which only the model may change here ({have}:MODEL)"
+        if have
+        else "you have none for this role"
+    )
+    return (
+        f"it names the provider {shown} (who is called and billed) and {yours}; to use "
+        f"{shown}, set it in your user config, or in the project's config file and run "
+        "`skillopt-sleep config trust`"
+    )
+
+
 def _why_refused(dotted: str, value: Any, base: Any) -> str | None:
     """Why an untrusted layer may not set ``dotted`` to ``value`` over ``base`` (None: it may)."""
     section = dotted.partition(".")[0]
+    if dotted in BACKEND_KEYS:
+        return _why_provider(value, base)
     if section == "homes":
         if not isinstance(value, str) or not value:  # a wrong type is the schema's error
             return None
@@ -297,7 +329,8 @@ def load_config(
 
     The project's file is the user's only once they trusted it as it is (``config trust``);
     until then its user-only values (:data:`~.config_schema.USER_ONLY`) that would widen
-    anything are left out and listed in ``refused``. ``chosen_by_model``: settings a model
+    anything (a backend of another provider than the user's for that role, among them) are
+    left out and listed in ``refused``. ``chosen_by_model``: settings a model
     chose (MCP tool arguments), applied last under the same rule, never trusted: a refused one
     is a ConfigError."""
     layers: list[Layer] = []
@@ -305,15 +338,19 @@ def load_config(
     user = read_toml(user_config_path())
     if user is not None:
         layers.append(user)
-    if project:
-        layer = read_toml(project_config_path(project))
-        if layer is not None:
-            resolved = str(Path(project).expanduser().resolve())
-            if trusted_digests().get(resolved) != layer.digest:
-                refused = _gate(layer, _base(layers))
-            layers.append(layer)
-    layers.append(env_layer(os.environ if environ is None else environ))
-    layers.append(layer_from_flat(overrides or {}, "flag"))
+    layer = read_toml(project_config_path(project)) if project else None
+    own = [
+        env_layer(os.environ if environ is None else environ),
+        layer_from_flat(overrides or {}, "flag"),
+    ]
+    if project and layer is not None:
+        resolved = str(Path(project).expanduser().resolve())
+        if trusted_digests().get(resolved) != layer.digest:
+            # weighed against all the user's own layers: the environment and flags that come
+            # after it are theirs too (an exported backend is the provider they chose)
+            refused = _gate(layer, _base([*layers, *own]))
+        layers.append(layer)
+    layers += own
     if chosen_by_model:
         asked = layer_from_flat(chosen_by_model, "tool argument")
         denied = _gate(asked, _base(layers))
@@ -323,7 +360,7 @@ def load_config(
                 + "; ".join(
                     f"{k}={chosen_by_model.get(k)!r}: {r.reason}" for k, r in denied.items()
                 ),
-                hint="only the user raises these: in their config, or with the CLI's flags",
+                hint="only the user widens these: in their config, or with the CLI's flags",
             )
         layers.append(asked)
     merged = _merge(layers)

@@ -96,8 +96,14 @@ class SleepSettings(_Section):
 # the user's hand. Keys that widen where data goes, what runs, what is written or what is spent
 # are taken from those layers only when they do not widen anything (or, for the project file,
 # when the user trusted that project's file as it is: `skillopt-sleep config trust`).
+BACKEND_KEYS: frozenset[str] = frozenset(
+    {"backends.optimizer", "backends.target", "backends.judge"}
+)
+"""The keys that name a backend (``NAME`` or ``NAME:MODEL``). Its ``NAME`` is the provider: who
+is called and billed, with whichever key the user exports for it (``ANTHROPIC_API_KEY``)."""
 USER_ONLY: frozenset[str] = frozenset(
     {
+        *BACKEND_KEYS,  # the provider is the user's: only the model (after the colon) may change
         "backends.options",  # endpoints, keys, executables, arguments, env: PROJECT_OPTIONS only
         "night.auto_adopt",  # live files change with no one asking: false only
         "night.learned_skill_dir",  # where a night writes: a relative folder inside the project

@@ -94,10 +94,15 @@ def test_a_project_file_cannot_widen_writes_reads_or_spending(
     ) or (section == "homes" and config.homes == {})
 
 
-def test_a_project_file_still_sets_what_widens_nothing(tmp_path: Path) -> None:
+def test_a_project_file_still_sets_what_widens_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user = tmp_path / "user.toml"  # the providers are the user's; the project names models
+    user.write_text('[backends]\noptimizer = "claude-cli"\ntarget = "openai:gpt-4o"\n')
+    monkeypatch.setenv("SKILLOPT_SLEEP_CONFIG", str(user))
     project = _project(
         tmp_path,
-        '[backends]\noptimizer = "claude-cli"\ntarget = "openai:gpt-5.5"\n'
+        '[backends]\noptimizer = "claude-cli:sonnet"\ntarget = "openai:gpt-5.5"\n'
         '[backends.options]\ntimeout = 30\n[backends.options.target]\nmodel = "gpt-5.5"\n'
         '[night]\nmax_tasks = 5\nauto_adopt = false\nlearned_skill_dir = ".agents/skills"\n'
         "[budget]\nmax_calls = 50\nmax_usd = 2.5\n"
@@ -105,7 +110,10 @@ def test_a_project_file_still_sets_what_widens_nothing(tmp_path: Path) -> None:
     )
     config = load_config(project, environ={})
     assert config.refused == {}
-    assert (config.backends.optimizer, config.backends.target) == ("claude-cli", "openai:gpt-5.5")
+    assert (config.backends.optimizer, config.backends.target) == (
+        "claude-cli:sonnet",
+        "openai:gpt-5.5",
+    )
     assert config.backends.options == {"timeout": 30, "target": {"model": "gpt-5.5"}}
     assert (config.night.max_tasks, config.night.learned_skill_dir) == (5, ".agents/skills")
     assert (config.budget.max_calls, config.budget.max_usd) == (50, 2.5)
