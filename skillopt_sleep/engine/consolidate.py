@@ -8,7 +8,7 @@ meta notes — is seeded into a fresh run and read back after it, so nights beha
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -30,6 +30,10 @@ from skillopt_sleep.skills import body_from_view, training_view, with_learned
 
 LR_HORIZON_NIGHTS = 14
 """Nights over which the textual learning rate decays from its max to its floor (cosine)."""
+
+MAX_REJECTED = 500
+"""The engine's own rejected edits one file carries across nights (the newest; see
+:func:`compact_rejected`). The user's refusals (``reject``, ``rollback``) are all kept."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,7 @@ class Consolidation:
     test_after: EvalResult | None
     gate_split: Literal["val", "train"]
     carry: Carry
+    full: str = ""  # why nothing was learned when the size budget refused it all ("": not so)
 
 
 def tonight_lr(config: SleepConfig, nights_closed: int) -> int:
@@ -149,10 +154,73 @@ def consolidate(
         gate_split=selection.gate_split,
         carry=replace(
             carry,
-            rejected=tuple(rejected_now) if config.train.buffer else (),
+            rejected=compact_rejected(rejected_now) if config.train.buffer else (),
             meta_notes=trainer.state.meta_notes,
             nights=carry.nights + 1,
         ),
+        full="" if result.accepted else _size_refusal(result.history, view, config),
+    )
+
+
+def _key(entry: Mapping[str, Any]) -> tuple[str, str, str]:
+    edit = entry.get("edit") or {}
+    fold = " ".join  # whitespace-folded, as the buffer compares edits (Edit.key)
+    return (
+        str(edit.get("op", "")),
+        fold(str(edit.get("anchor", "")).split()),
+        fold(str(edit.get("content", "")).split()),
+    )
+
+
+def compact_rejected(
+    entries: Sequence[Mapping[str, Any]], limit: int = MAX_REJECTED
+) -> tuple[Mapping[str, Any], ...]:
+    """The rejected-edit buffer to carry to the next night: one entry per edit, and at most
+    ``limit`` of the engine's own. Every night appended what it rejected, the same edit again
+    each time it was rejected again, so the buffer (read, written and copied into each kept
+    night's run state every night) grew for as long as the project was used. An edit keeps
+    its place of last rejection and what the buffer decides by: blocked (rejected alone, or
+    twice) or only warned about (rejected once in a bundle: a second rejection blocks it).
+    Past ``limit``, the edits rejected longest ago go first (one may be proposed again, and
+    the gate weighs it again); the user's refusals (step -1) always stay."""
+    latest: dict[tuple[str, str, str], Mapping[str, Any]] = {}
+    users: dict[tuple[str, str, str], Mapping[str, Any]] = {}
+    seen: dict[tuple[str, str, str], int] = {}
+    blocked: set[tuple[str, str, str]] = set()
+    for entry in entries:
+        key = _key(entry)
+        seen[key] = seen.get(key, 0) + 1
+        if entry.get("alone") or seen[key] >= 2:
+            blocked.add(key)
+        if entry.get("step") == -1:
+            users[key] = entry
+        latest.pop(key, None)  # re-inserted: ordered by last rejection
+        latest[key] = entry
+    kept = [{**users.get(key, entry), "alone": key in blocked} for key, entry in latest.items()]
+    engine = [i for i, entry in enumerate(kept) if entry.get("step") != -1]
+    dropped = set(engine[: max(len(engine) - limit, 0)])
+    return tuple(entry for i, entry in enumerate(kept) if i not in dropped)
+
+
+def _size_refusal(history: Sequence[Mapping[str, Any]], view: str, config: SleepConfig) -> str:
+    """Why the night learned nothing when a step's edits were applied and then refused unweighed
+    (the size budget, :func:`skillopt_core.optim.gate.over_budget`: no gate score, nothing
+    blamed), or "". Once the learned text reaches ``train.max_learned_chars`` every night ends so
+    for as long as the optimizer only adds: said, it was "the optimizer proposed no edit" night
+    after night, while the optimizer proposed edits and the calls were spent."""
+    from skillopt_core.optim.gate import learned_chars
+
+    refused = any(
+        r.get("applied") and "val_candidate" not in r and r.get("decision") != "no edit applied"
+        for r in history
+    )
+    if not refused:
+        return ""
+    return (
+        f"its learned text is at its size budget ({learned_chars(view)} of "
+        f"train.max_learned_chars = {config.train.max_learned_chars} characters): tonight's "
+        "edits would have grown it past that and were refused unweighed; delete or shorten lines "
+        "of its learned block, or raise train.max_learned_chars"
     )
 
 

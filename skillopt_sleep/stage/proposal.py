@@ -256,7 +256,8 @@ _INSTEAD = {
     "adopted": "it is live: `skillopt-sleep rollback {id}` puts the files back as they were",
     "rejected": "its edits are in the rejected buffer; the next night stages a new proposal",
     "rolled back": "the next night stages a new proposal from the files as they are now",
-    "superseded": "a later adopt changed its files; the next night stages a new proposal",
+    "superseded": "a newer proposal replaced it, or a later adopt or rollback changed its "
+    "files: `skillopt-sleep proposals` shows what is pending",
 }
 
 

@@ -6,7 +6,12 @@ drifted (and ``adopt --force`` would put back text without the edits just adopte
 
 - adopting a proposal marks every other pending proposal for one of its files that was made
   from other bytes than the file now holds ``superseded`` (``superseded_by`` names the adopt);
-  rolling that adopt back makes them ``pending`` again where the live files match them again;
+  rolling that adopt back makes them ``pending`` again where the live files match them again,
+  unless they hold an edit the user refused, by this rollback or an earlier reject or rollback
+  (consecutive nights often propose the same edit, and a refused edit is never proposed
+  again); a rollback in turn supersedes the
+  pending proposals made from the text it took away (a night's proposal over the adopt's text,
+  or one an earlier rollback offered again): they would bring the rolled-back edits back;
 - staging a proposal supersedes the older pending ones it wholly replaces: every file of theirs
   is in the new one, made from the same bytes. A user who never adopts then has one pending
   proposal, not one per night; a superseded proposal whose newer one is gone (a killed night's
@@ -34,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from skillopt_core.errors import StorageError
-from skillopt_sleep.engine.state import ProjectState
+from skillopt_sleep.engine.state import ProjectState, read_json
 from skillopt_sleep.stage._live import adopt_order
 from skillopt_sleep.stage.proposal import load_manifest, set_state, sha256
 
@@ -80,18 +85,76 @@ def after_adopt(state: ProjectState, adopted: Path) -> list[str]:
 
 
 def after_rollback(state: ProjectState, rolled_back: Path) -> list[str]:
-    """Offer again what the adopt of ``rolled_back`` superseded, where nothing has drifted."""
+    """Settle what the rollback of ``rolled_back`` changed (see the module doc): a pending
+    proposal made from other bytes than a restored file now holds is superseded (it was made
+    over the text just taken away); what the adopt superseded is offered again where nothing
+    has drifted, unless it holds an edit the user refused (this rollback's, or one refused
+    before). Returns the proposals offered again."""
+    restored = {path: _live_sha(path) for path in _pins(load_manifest(rolled_back))}
+    refused = _accepted_edits(rolled_back) | _refused_by_user(state)
     out = []
     for directory, manifest in _manifests(state):
-        if manifest.get("state") != "superseded":
+        if directory == rolled_back:
             continue
-        if manifest.get("superseded_by") != rolled_back.name:
+        pins = _pins(manifest)
+        status = manifest.get("state", "pending")
+        if status == "pending":
+            if any(p in restored and pin != restored[p] for p, pin in pins.items()):
+                set_state(directory, "superseded", superseded_by=rolled_back.name)
             continue
-        if all(pin == _live_sha(path) for path, pin in _pins(manifest).items()):
+        if status != "superseded" or manifest.get("superseded_by") != rolled_back.name:
+            continue
+        matches = all(pin == _live_sha(path) for path, pin in pins.items())
+        if matches and not refused & _accepted_edits(directory):
             set_state(directory, "pending", superseded_by=None)
             out.append(directory.name)
     prune(state, spare=rolled_back.name)
     return out
+
+
+Edit = tuple[str, str, str, str]  # file, op, anchor, content (whitespace-folded)
+
+
+def _edit(skill: object, edit: dict[str, Any]) -> Edit:
+    fold = " ".join  # as the rejected-edit buffer compares edits
+    return (
+        str(skill),
+        str(edit.get("op", "")),
+        fold(str(edit.get("anchor", "")).split()),
+        fold(str(edit.get("content", "")).split()),
+    )
+
+
+def _accepted_edits(directory: Path) -> set[Edit]:
+    """The edits a proposal makes (its report's accepted ones); none when its report is
+    missing or damaged."""
+    try:
+        report = read_json(directory / "report.json", {})
+    except StorageError:
+        return set()
+    edits = report.get("edits", [])
+    if not isinstance(edits, list):
+        return set()
+    return {
+        _edit(e.get("skill", ""), e) for e in edits if isinstance(e, dict) and e.get("accepted")
+    }
+
+
+def _refused_by_user(state: ProjectState) -> set[Edit]:
+    """The edits the user refused (``reject``, ``rollback``: step -1 in the rejected-edit
+    buffer), which no proposal offered again may bring back; none when it cannot be read."""
+    try:
+        carry = read_json(state.optimizer_path, {}) or {}
+    except StorageError:
+        return set()
+    refused = set()
+    for skill, kept in carry.items():
+        entries = kept.get("rejected", []) if isinstance(kept, dict) else []
+        for entry in entries if isinstance(entries, list) else []:
+            edit = entry.get("edit") if isinstance(entry, dict) else None
+            if isinstance(edit, dict) and entry.get("step") == -1:
+                refused.add(_edit(skill, edit))
+    return refused
 
 
 def after_stage(state: ProjectState, staged: Path, keep: int = KEEP_SETTLED) -> None:
