@@ -329,8 +329,6 @@ class _Night:
                 judge=judge,
             )
             carry_all[str(path)] = result.carry.to_json()
-            if result.full:  # said in the message: the report would say "no edit proposed"
-                self.notes.append(f"{path}: {result.full}")
             runs.append(TargetRun(path, target.kind, live, result))
         self.tick("replay", len(groups), len(groups))
         self._lap("replay+consolidate")

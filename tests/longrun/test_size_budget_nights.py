@@ -38,3 +38,5 @@ def test_every_night_at_the_size_budget_says_why_it_learned_nothing(tmp_path: Pa
     for report in full:
         assert "train.max_learned_chars" in report.message, report.message  # was: no word of it
         assert f"of train.max_learned_chars = {BUDGET} characters" in report.message
+        assert "proposed no edit" not in report.message, report.message
+        assert report.message.count("train.max_learned_chars =") == 1, report.message
