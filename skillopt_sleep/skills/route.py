@@ -84,6 +84,7 @@ _LEARNED_PREFIX = (
     "Procedures learned overnight by SkillOpt-Sleep from this project's recurring requests. "
 )
 _USE_WHEN = "Use when the request resembles: "
+_TOPIC_CHARS = 80  # one topic of the description at most, cut at a word's end
 _DESCRIPTION_LINE = re.compile(r'^description: "(?:[^"\\\r\n]|\\.)*"[ \t]*(?=\r?$)', re.M)
 
 
@@ -93,8 +94,12 @@ def _topic(intent: str) -> str:
     holding it as two topics)."""
     from skillopt_core.skill.screen import without_invisible
 
-    text = without_invisible(stripped(intent))
-    return " ".join(text.replace(";", ",").split())[:80].rstrip()
+    text = " ".join(without_invisible(stripped(intent)).replace(";", ",").split())
+    if len(text) <= _TOPIC_CHARS:
+        return text
+    cut = text[: _TOPIC_CHARS + 1]
+    space = cut.rfind(" ")  # at a word's end, unmarked ("..." ends a description cut short)
+    return (cut[:space] if space >= _TOPIC_CHARS // 2 else cut[:_TOPIC_CHARS]).rstrip(" ,.:-")
 
 
 def _safe(topic: str) -> bool:
@@ -109,10 +114,16 @@ def _safe(topic: str) -> bool:
 def _description(topics: Sequence[str]) -> str:
     """The managed skill's frontmatter ``description`` line for ``topics`` (the first ones kept
     when they do not all fit), as a YAML double-quoted scalar."""
-    kept = dict.fromkeys(t for t in topics if _safe(t))
-    description = f"{_LEARNED_PREFIX}{_USE_WHEN}{'; '.join(kept)}"
-    if len(description) > DESCRIPTION_LIMIT:
-        description = description[: DESCRIPTION_LIMIT - 3].rstrip() + "..."
+    description = f"{_LEARNED_PREFIX}{_USE_WHEN}"
+    room = DESCRIPTION_LIMIT - len(description) - len("; ...")
+    fits: list[str] = []
+    for topic in dict.fromkeys(t for t in topics if _safe(t)):
+        room -= len(topic) + (2 if fits else 0)
+        if room < 0:  # whole topics only: a cut one reads as another request
+            fits.append("...")
+            break
+        fits.append(topic)
+    description += "; ".join(fits)
     quoted = description.replace("\\", "\\\\").replace('"', '\\"')
     return f'description: "{quoted}"'
 

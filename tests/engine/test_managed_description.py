@@ -56,3 +56,24 @@ def test_a_request_the_screen_refuses_never_becomes_a_topic() -> None:
     assert "\u200b" not in text and "\U000e0041" not in text
     again = with_new_topics(text, [poisoned])
     assert "x.example" not in frontmatter_fields(again)["description"]
+
+
+def test_topics_are_cut_at_word_ends_and_the_description_keeps_whole_topics() -> None:
+    """Topics were cut at 80 characters and the description at its limit, mid-word: "when you
+    ge" read as a request of its own, and the next night carried it on (found over months of
+    simulated nights)."""
+    from skillopt_sleep.skills.discover import frontmatter_fields
+    from skillopt_sleep.skills.route import DESCRIPTION_LIMIT, managed_skill_text, with_new_topics
+
+    words = "when you generate the weekly infrastructure cost report for the platform team"
+    intents = [f"team {n}: {words}, grouped by service and region" for n in range(30)]
+    said = frontmatter_fields(managed_skill_text(intents))["description"]
+    assert len(said) <= DESCRIPTION_LIMIT and said.endswith("; ...")
+    topics = said.split("resembles: ", 1)[1].split("; ")[:-1]
+    assert len(topics) >= 5
+    for n, topic in enumerate(topics):
+        assert len(topic) <= 80 and topic.startswith(f"team {n}: when you generate")
+        assert intents[n].startswith(topic) and intents[n][len(topic)] == " "
+    later = frontmatter_fields(with_new_topics(managed_skill_text(intents), ["bump the deps"]))
+    carried = later["description"].split("resembles: ", 1)[1].split("; ")
+    assert carried[0] == "bump the deps" and carried[1:-1] == topics[: len(carried) - 2]
