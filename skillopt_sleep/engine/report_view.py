@@ -107,9 +107,10 @@ def _night_note(night: _Night) -> str:
     return note
 
 
-def _night_text(night: _Night, kind: str, note: str) -> str:
+def _night_text(night: _Night, kind: str, note: str) -> tuple[str, str]:
     """The night's report.json rendered as ``kind``, ``note`` first (json: the file's object
-    with ``proposal_state`` "" and ``note``; only the note when the report is not there)."""
+    with ``proposal_state`` "" and ``note``; only the note when the report is not there), and
+    the note as shown (it says so when the report cannot be rendered)."""
     from skillopt_sleep.stage.report import render_html, render_markdown, with_note
     from skillopt_sleep.stage.report_json import night_report
 
@@ -119,17 +120,18 @@ def _night_text(night: _Night, kind: str, note: str) -> str:
     if kind == "json":
         known = {"night_id": night.summary.night_id, "outcome": night.summary.outcome}
         extra = {"proposal_state": "", "note": note, **known}
-        return json.dumps({**extra, **data}, indent=2, ensure_ascii=True)
+        return json.dumps({**extra, **data}, indent=2, ensure_ascii=True), note
     try:
         report = night_report(data) if data else None
     except ValueError as exc:
         note, report = f"{note} Its report cannot be shown: {exc}.", None
     if report is None:
-        return with_note(_BLANK_PAGE if kind == "html" else "", kind, note).rstrip() + "\n"
+        blank = _BLANK_PAGE if kind == "html" else ""
+        return with_note(blank, kind, note).rstrip() + "\n", note
     folder = str(night.report_file.parent) if night.report_file is not None else ""
     report = replace(report, proposal="", proposal_dir=folder)  # what is kept is report.json
     rendered = render_html(report, "") if kind == "html" else render_markdown(report, "")
-    return with_note(rendered, kind, note)
+    return with_note(rendered, kind, note), note
 
 
 _BLANK_PAGE = '<!doctype html>\n<html lang="en"><meta charset="utf-8"><main></main></html>\n'
@@ -178,7 +180,7 @@ def read_report(project: PathLike, proposal: str | None = None, kind: str = "md"
     if isinstance(found, _Night):
         note = _night_note(found)
         path = found.report_file or state.night_dir(found.summary.night_id)
-        text = _night_text(found, kind, note)
+        text, note = _night_text(found, kind, note)
         shown = found.summary.proposal
         return StagedReport(
             shown, NO_PROPOSAL, note, str(path), kind, text, found.summary, found.message
