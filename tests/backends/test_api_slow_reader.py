@@ -20,14 +20,16 @@ from tests.backends._raw import SPECS, RawServer, roles
 
 
 class SlowReader(RawServer):
-    """Accepts connections and reads what they send a kilobyte every 50 ms, never answering."""
+    """Accepts connections and reads what they send ``chunk`` bytes every 50 ms (or 20 ms),
+    never answering."""
 
-    def __init__(self) -> None:
+    def __init__(self, chunk: int = 1024, every: float = 0.05) -> None:
+        self.chunk, self.every = chunk, every
         self.answers = []
         self.hits = 0
         self.heads = []
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2 * chunk + 2048)
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen()
         self.port = self.sock.getsockname()[1]
@@ -37,8 +39,8 @@ class SlowReader(RawServer):
     def _serve(self, conn: socket.socket) -> None:
         self.hits += 1
         with conn, contextlib.suppress(OSError):
-            while not self.stop.is_set() and conn.recv(1024):
-                time.sleep(0.05)
+            while not self.stop.is_set() and conn.recv(self.chunk):
+                time.sleep(self.every)
 
     def close(self) -> None:
         self.stop.set()
@@ -46,13 +48,20 @@ class SlowReader(RawServer):
 
 
 @pytest.mark.parametrize("spec", SPECS)
-def test_a_server_reading_the_request_slowly_is_cut_at_the_deadline(spec: str) -> None:
-    server = SlowReader()
+@pytest.mark.parametrize(
+    ("chunk", "every", "words"),
+    [(1024, 0.05, 4_000_000), (32768, 0.02, 16_000_000)],
+    ids=["drip", "steady"],  # steady: every send of one long write makes progress
+)
+def test_a_server_reading_the_request_slowly_is_cut_at_the_deadline(
+    spec: str, chunk: int, every: float, words: int
+) -> None:
+    server = SlowReader(chunk, every)
     try:
         r = roles(server, spec, timeout="20", deadline="1", max_retries="0")
         started = time.monotonic()
         with pytest.raises(RetriesExhausted, match=r"timed out|deadline") as caught:
-            r.target.complete(CompletionRequest.of("q " * 4_000_000))
+            r.target.complete(CompletionRequest.of("q " * words))
         assert time.monotonic() - started < 6
         assert "deadline" in caught.value.hint and server.hits == 1
     finally:
