@@ -27,6 +27,8 @@ _NESTED = "it nests a repeat inside a repeat"
 _ALIKE = "it repeats alternatives that can begin alike"
 _OPAQUE = "it repeats a group the screen cannot see through"
 _FEW = 256
+_FEW_PASSES = 16  # a repeat of at most this many passes may be weighed by its ways to match
+_FEW_WAYS = 100_000  # ... and is admitted when they are at most this many
 """A set of at most this many characters is compared character by character."""
 _Char = tuple[Any, Any, int]  # one single-character matcher: its node and the flags in force
 
@@ -222,15 +224,56 @@ def _settled(seq: Any, follow: list[_Char], flags: int) -> None:
             if char is None or (av[0] != av[1] and any(_overlap(char, c) for c in after)):
                 raise _Ambiguous(_NESTED)
         elif op is _sre.BRANCH:
-            opened: list[_Char] = []
+            opened: list[tuple[list[_Char], list[_Char]]] = []
             for branch in av[1]:
                 chars, nothing = _first(branch, flags)
-                if nothing or any(_overlap(a, b) for a in chars for b in opened):
+                lead = _lead(branch, flags)
+                if nothing or any(
+                    not _apart(lead, other_lead)
+                    and any(_overlap(a, b) for a in chars for b in other)
+                    for other, other_lead in opened
+                ):
                     raise _Ambiguous(_ALIKE)
-                opened.extend(chars)
+                opened.append((chars, lead))
                 _settled(branch, after, flags)
         elif op not in _ONE_CHAR and op not in _ZERO_WIDTH:
             raise _Ambiguous(_OPAQUE)
+
+
+def _lead(seq: Any, flags: int) -> list[_Char]:
+    """The one-character matchers ``seq`` opens with, in order, up to anything else."""
+    lead: list[_Char] = []
+    for op, av in seq:
+        if op not in _ONE_CHAR:
+            break
+        lead.append((op, av, flags))
+    return lead
+
+
+def _apart(one: list[_Char], other: list[_Char]) -> bool:
+    """Whether two alternatives' leads differ at some place no character fits both
+    (``Sat|Sun``, ``25[0-5]|2[0-4]``): then they never match one text alike."""
+    return any(not _overlap(a, b) for a, b in zip(one, other, strict=False))
+
+
+def _ways(seq: Any) -> float:
+    """An upper bound on the ways ``seq`` can match one text (inf: unbounded)."""
+    total = 1.0
+    for op, av in seq:
+        if op in _ONE_CHAR or op in _ZERO_WIDTH:
+            continue
+        if op is _sre.SUBPATTERN:
+            total *= _ways(av[3])
+        elif op is _sre.BRANCH:
+            total *= sum(_ways(branch) for branch in av[1])
+        elif op in _REPEATS and av[1] is not _sre.MAXREPEAT and av[1] <= _FEW_PASSES:
+            inner = _ways(av[2])
+            total *= sum(inner**k for k in range(av[0], av[1] + 1))
+        else:
+            return float("inf")
+        if total > _FEW_WAYS:
+            return float("inf")
+    return total
 
 
 def _ambiguity(body: Any, flags: int) -> str:
@@ -248,15 +291,30 @@ def _ambiguity(body: Any, flags: int) -> str:
     return ""
 
 
-def _problem(parsed: Any, flags: int) -> str:
+def _few_ways(repeat: Any, spent: list[float]) -> bool:
+    """A repeat of a few passes over a body of bounded width, with few ways to match
+    (``(\\d{1,3}\\.){3}``, an IPv4 octet's alternatives three times): its backtracking is
+    bounded whatever the text, so its choices need not be settled. ``spent``: the ways of the
+    repeats admitted so in the pattern, multiplied (several in a row multiply each other's)."""
+    low, high, body = repeat
+    if high is _sre.MAXREPEAT or high > _FEW_PASSES:
+        return False
+    ways = sum(_ways(body) ** k for k in range(low, high + 1))
+    if spent[0] * ways > _FEW_WAYS:
+        return False
+    spent[0] *= ways
+    return True
+
+
+def _problem(parsed: Any, flags: int, spent: list[float]) -> str:
     for op, av in parsed:
         if op in _BACKREFS:
             return "it uses a backreference"
         if op is _sre.SUBPATTERN:
-            found = _problem(av[3], flags | av[1])
+            found = _problem(av[3], flags | av[1], spent)
         else:
-            found = next((p for s in _subpatterns(av) if (p := _problem(s, flags))), "")
-        if not found and op in _REPEATS and av[1] > 1:
+            found = next((p for s in _subpatterns(av) if (p := _problem(s, flags, spent))), "")
+        if not found and op in _REPEATS and av[1] > 1 and not _few_ways(av, spent):
             found = _ambiguity(av[2], flags)
         if found:
             return found
@@ -272,6 +330,6 @@ def regex_problem(pattern: str) -> str:
     except (re.error, RecursionError, OverflowError) as exc:
         return f"it is an invalid pattern ({exc})"
     try:
-        return _problem(parsed, parsed.state.flags)
+        return _problem(parsed, parsed.state.flags, [1.0])
     except RecursionError:
         return "it nests groups too deeply to screen"

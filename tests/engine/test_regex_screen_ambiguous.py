@@ -35,6 +35,8 @@ EXPONENTIAL = [
     r"(?i)(s[ſ]+)+$",  # case-blind: the long s matches s
     r"(?i)(k[\u212a]+)+$",  # case-blind: the Kelvin sign matches k
     r"(,(\.\d+)+)+",
+    r"(?:a|a){16}(?:a|a){16}b",  # two repeats of few ways each multiply: 4 billion splits
+    r"(abc|abd|ab)+$",  # told apart only after "ab", and "ab" opens both others
 ]
 SAFE = [
     r"v\d+(\.\d+)+",
@@ -48,6 +50,12 @@ SAFE = [
     r"(?i)(-[a-w]+)+",
     r"(ab|b)+",  # alternatives told apart by their first character
     r"(,[^x]*x)+",  # the run may take ',' but must stop at the x
+    # a judge's everyday checks (the review found them refused): alternatives told apart
+    # after their first character, and a few passes of a bounded body
+    r"^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)$",
+    r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),\s*)+",
+    r"(?:(?:cat|dog|cow),\s*)+",
+    r"(?:(?:[01]?\d|2[0-3]):){2}[0-5]\d",
 ]
 
 
