@@ -41,7 +41,7 @@ from typing import Any
 from skillopt_core.errors import StorageError
 from skillopt_sleep.engine.state import ProjectState, read_json
 from skillopt_sleep.stage._live import adopt_order
-from skillopt_sleep.stage.proposal import load_manifest, set_state, sha256
+from skillopt_sleep.stage.proposal import load_manifest, set_state, sha256, staged_bytes
 
 KEEP_SETTLED = 30
 KEEP_ADOPTED = 30
@@ -91,7 +91,7 @@ def after_rollback(state: ProjectState, rolled_back: Path) -> list[str]:
     has drifted, unless it holds an edit the user refused (this rollback's, or one refused
     before). Returns the proposals offered again."""
     restored = {path: _live_sha(path) for path in _pins(load_manifest(rolled_back))}
-    refused = _accepted_edits(rolled_back) | _refused_by_user(state)
+    refused = (_accepted_edits(rolled_back) or set()) | _refused_by_user(state)
     out = []
     for directory, manifest in _manifests(state):
         if directory == rolled_back:
@@ -105,7 +105,7 @@ def after_rollback(state: ProjectState, rolled_back: Path) -> list[str]:
         if status != "superseded" or manifest.get("superseded_by") != rolled_back.name:
             continue
         matches = all(pin == _live_sha(path) for path, pin in pins.items())
-        if matches and not refused & _accepted_edits(directory):
+        if matches and not _holds_any(directory, manifest, refused):
             set_state(directory, "pending", superseded_by=None)
             out.append(directory.name)
     prune(state, spare=rolled_back.name)
@@ -125,19 +125,37 @@ def _edit(skill: object, edit: dict[str, Any]) -> Edit:
     )
 
 
-def _accepted_edits(directory: Path) -> set[Edit]:
-    """The edits a proposal makes (its report's accepted ones); none when its report is
+def _accepted_edits(directory: Path) -> set[Edit] | None:
+    """The edits a proposal makes (its report's accepted ones); None when its report is
     missing or damaged."""
     try:
-        report = read_json(directory / "report.json", {})
+        report = read_json(directory / "report.json", None)
     except StorageError:
-        return set()
-    edits = report.get("edits", [])
+        return None
+    edits = report.get("edits", []) if isinstance(report, dict) else None
     if not isinstance(edits, list):
-        return set()
+        return None
     return {
         _edit(e.get("skill", ""), e) for e in edits if isinstance(e, dict) and e.get("accepted")
     }
+
+
+def _holds_any(directory: Path, manifest: dict[str, Any], refused: set[Edit]) -> bool:
+    """Whether the proposal in ``directory`` makes one of the ``refused`` edits: by its report's
+    edits, or, without a readable report (a library caller staged none, or it was deleted or
+    damaged), by any refused edit's text in its staged files (it may bring one back)."""
+    edits = _accepted_edits(directory)
+    if edits is not None:
+        return bool(refused & edits)
+    texts = []
+    for entry in manifest.get("files", []):
+        try:
+            staged = staged_bytes(directory, entry)
+        except (StorageError, KeyError, TypeError):
+            return True  # unreadable: nothing shows it does not
+        texts.append(" ".join(staged.decode("utf-8", "replace").split()))
+    whole = "\n".join(texts)
+    return any(edit[3] and edit[3] in whole for edit in refused)
 
 
 def _refused_by_user(state: ProjectState) -> set[Edit]:

@@ -114,3 +114,23 @@ def test_a_rollback_still_offers_again_what_it_superseded_when_unrelated(skill: 
     adopt(project, newer)
     rollback(project, newer)
     assert _states(project) == {older: "pending", newer: "rolled back"}
+
+
+@pytest.mark.parametrize("damage", ["missing", "edits not a list"])
+def test_a_proposal_whose_edits_cannot_be_read_is_not_offered_again(
+    skill: Path, damage: str
+) -> None:
+    """Without its report the re-offered proposal's edits are unknown, so it could bring back
+    the edit the rollback just refused (found by the review)."""
+    project = skill.parents[3]
+    older = _stage(skill, 1, "- keep it short", "- cite the ticket")
+    newer = _stage(skill, 2, "- keep it short", "- name the release")
+    adopt(project, newer)
+    report = ProjectState(project).proposal_dir(older) / "report.json"
+    if damage == "missing":
+        report.unlink()
+    else:
+        report.write_text('{"edits": "many"}')
+    rollback(project, newer)
+    assert _states(project)[older] != "pending"
+    assert "keep it short" not in skill.read_text()
