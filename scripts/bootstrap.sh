@@ -73,14 +73,16 @@ if [ "$dev" = 1 ]; then
     if [ -n "${TORCH_INDEX_URL:-}" ]; then
       pip install "${quiet[@]}" torch --index-url "$TORCH_INDEX_URL"
     elif pip install "${quiet[@]}" --no-index --no-deps "torch==2.13.0" 2>/dev/null; then
-      pip install "${quiet[@]}" "torch==2.13.0"  # its dependencies, from the usual indexes
+      pip install "${quiet[@]}" "torch==2.13.0" || \
+        echo "bootstrap: torch's dependencies did not install; the embeddings extra will try again" >&2
     elif [ "$(uname -s)" = Linux ] && pip install "${quiet[@]}" --retries 1 --timeout 30 \
         --index-url https://download.pytorch.org/whl/cpu "torch==2.13.0" 2>/dev/null; then
       :
     else
       if [ "$(uname -s)" = Linux ]; then
-        echo "bootstrap: the PyTorch CPU index is out of reach; torch comes from PyPI with its" \
-          "CUDA libraries (several GB). To avoid that, set TORCH_INDEX_URL to a CPU index" >&2
+        echo "bootstrap: torch did not install from the PyTorch CPU index (out of reach?); it" \
+          "comes from PyPI with its CUDA libraries (several GB). To avoid that, set" \
+          "TORCH_INDEX_URL to a CPU index" >&2
       fi
       pip install "${quiet[@]}" "torch==2.13.0" || \
         echo "bootstrap: torch 2.13.0 not available; the embeddings extra will choose its own torch" >&2
