@@ -26,7 +26,7 @@ def step_progress(enabled: bool = True) -> Iterator[StepCallback]:
         TextColumn("[bold]training"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("{task.fields[status]}"),
+        TextColumn("{task.fields[status]}", markup=False),  # gate reasons quote item ids
         TimeElapsedColumn(),
         console=console,
         transient=True,

@@ -41,3 +41,22 @@ def test_every_console_turns_emoji_codes_off() -> None:
         )
     ]
     assert not missing, f"Console(...) without emoji=False: {missing}"
+
+
+def test_progress_text_from_fields_is_not_markup() -> None:
+    """A progress column showing a status (gate reasons quoting item ids) read it as markup,
+    with emoji codes on whatever the console said."""
+    columns = []
+    for package in ("skillopt_core", "skillopt_sleep"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "TextColumn":
+                    first = node.args[0] if node.args else None
+                    if isinstance(first, ast.Constant) and "fields[" in str(first.value):
+                        columns.append((f"{path.relative_to(ROOT)}:{node.lineno}", node))
+    assert columns
+    for where, call in columns:
+        assert any(
+            k.arg == "markup" and isinstance(k.value, ast.Constant) and k.value.value is False
+            for k in call.keywords
+        ), where

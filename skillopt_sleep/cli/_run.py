@@ -132,7 +132,9 @@ def warn_refused(config: Any) -> None:
     refused = getattr(config, "refused", {})
     if not refused:
         return
-    names = ", ".join(sorted(refused))
+    from skillopt_sleep._display import displayable
+
+    names = displayable(", ".join(sorted(refused)))  # a key is the file's text: ESC sets a title
     typer.echo(
         f"warning: not used from the project's config (not trusted): {names}; see "
         "`skillopt-sleep config show`, and `skillopt-sleep config trust` if you wrote the file",
