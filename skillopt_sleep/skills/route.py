@@ -153,7 +153,7 @@ def with_new_topics(text: str, family_intents: Sequence[str]) -> str:
     if not old.startswith(_LEARNED_PREFIX):  # rewritten by the user, even in the same form
         return text
     known = old.split(_USE_WHEN, 1)[1].split("; ") if _USE_WHEN in old else []
-    if old.endswith("..."):  # its last topic was cut: not a topic to carry on
+    if known and known[-1] == "...":  # topics left out for room: not a topic to carry on
         known = known[:-1]
     topics = [_topic(t) for t in family_intents] + [t for t in known if t]
     line = _description(topics)

@@ -77,3 +77,13 @@ def test_topics_are_cut_at_word_ends_and_the_description_keeps_whole_topics() ->
     later = frontmatter_fields(with_new_topics(managed_skill_text(intents), ["bump the deps"]))
     carried = later["description"].split("resembles: ", 1)[1].split("; ")
     assert carried[0] == "bump the deps" and carried[1:-1] == topics[: len(carried) - 2]
+
+
+def test_a_topic_ending_with_dots_is_carried_to_the_next_night() -> None:
+    from skillopt_sleep.skills.discover import frontmatter_fields
+    from skillopt_sleep.skills.route import managed_skill_text, with_new_topics
+
+    later = with_new_topics(managed_skill_text(["fix the flaky tests..."]), ["bump the deps"])
+    assert frontmatter_fields(later)["description"].endswith(
+        "bump the deps; fix the flaky tests..."
+    )
