@@ -1,174 +1,167 @@
-"""What a line of an edit tells the agent to run or to send: the edit screen's command rules
-(:mod:`skillopt_core.skill.screen`). Each function takes a text and yields the numbers of its
-lines that do it; lines are read by :func:`~skillopt_core.skill._screen_read.numbered_lines`."""
+"""What a line of an edit tells the agent to send or show: the edit screen's secret rule
+(:mod:`skillopt_core.skill.screen`); the download rule is :mod:`._screen_exec`. Lines are read by
+:func:`~skillopt_core.skill._screen_read.read`, and only the (logical) lines that name a secret
+or a secret's topic are read clause by clause, each clause with a bounded number of searches."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 
-from skillopt_core.skill._screen_read import numbered_lines
-
-# --- a download (or a decoded blob) run as code -----------------------------------------------
-
-_FETCH = (
-    r"(?:curl|wget|fetch|aria2c|iwr|irm|invoke-webrequest|invoke-restmethod|"
-    r"base64\s+(?:-d|-D|--decode)|certutil)"
-)
-_SHELLS = ("sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "ash")
-_INTERPRETERS = r"(?:sh|bash|zsh|dash|ksh|fish|csh|tcsh|ash|python[0-9.]*|perl|ruby|node|php|deno|bun|iex|invoke-expression|pwsh|powershell)"
-_PIPE_RE = re.compile(
-    rf"\b{_FETCH}\b[^\n]*?\|[\s`]*(?:sudo\s+(?:-\S+\s+)*)?(?:(?:/usr)?/bin/)?(?:env\s+(?:\S+=\S+\s+)*)?"
-    rf"(?P<interp>{_INTERPRETERS})\b(?![.\-/])(?P<rest>[^|;&)`\n]*)"
-)
-_CODE_FLAGS = {  # the program comes from an argument: what is piped in is data
-    "shell": {"-c"},
-    "python": {"-c", "-m"},
-    "powershell": {"-c", "-command", "-file", "-f", "-encodedcommand"},
-    "other": {"-e", "-E", "-r", "-p", "--eval", "--print"},
-}
-
-
-def _code_flags(interp: str) -> set[str]:
-    if interp in _SHELLS:
-        return _CODE_FLAGS["shell"]
-    if interp.startswith("python"):
-        return _CODE_FLAGS["python"]
-    if interp in ("pwsh", "powershell"):
-        return _CODE_FLAGS["powershell"]
-    return _CODE_FLAGS["other"]
-
-
-def _reads_program_from_stdin(interp: str, rest: str) -> bool:
-    if interp in ("iex", "invoke-expression"):
-        return True
-    for token in rest.replace('"', " ").replace("'", " ").split():
-        if token in ("-", "-s", "--", "/dev/stdin"):
-            return True
-        if token in _code_flags(interp):
-            return False
-        if not token.startswith("-"):
-            # a script file (what is piped in is its input), or the prose after the command
-            return not re.search(r"[./$]", token.rstrip(".,:!?"))
-    return True
-
-
-_SUBST_RE = re.compile(
-    rf"(?:\b{_INTERPRETERS}|\beval|\bsource|\bexec|(?:^|[\s;&|])\.)\s+(?:-\S+\s+)*['\"]?"
-    rf"(?:\$\(|<\()\s*{_FETCH}\b"
-)
-_PS_RE = re.compile(
-    r"\b(?:iex|invoke-expression)\b\s*\(?\s*(?:\(?\s*new-object\s+\S*webclient\)?|"
-    rf"{_FETCH}\b)"
-)
-_URL_PATH_RE = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s'\"<>)]*/(?P<file>[^\s/'\"<>)?#]+)")
-_SAVED_RE = re.compile(
-    r"\s(?:-o|--output|-outfile|--output-document)\s*=?\s*['\"]?(?P<file>[^\s'\";&|]+)"
-)
-_FETCH_RE = re.compile(rf"\b{_FETCH}\b")
-
-
-def _fetched_names(line: str) -> set[str]:
-    """The files a download on ``line`` saves (its ``-o`` target, its URL's last segment)."""
-    fetch = _FETCH_RE.search(line)
-    if fetch is None:
-        return set()
-    tail = line[fetch.start() :]
-    files = [m["file"] for m in (*_SAVED_RE.finditer(tail), *_URL_PATH_RE.finditer(tail))]
-    return {f.rsplit("/", 1)[-1] for f in files} - {"", "-", "null"}
-
-
-def _runs(name: str) -> re.Pattern[str]:
-    return re.compile(
-        rf"(?:^|&&|;|\|\||\s)(?:sudo\s+)?(?:(?:{_INTERPRETERS}|source|\.|chmod\s+\S+)\s+(?:-\S+\s+)*"
-        rf"(?:\S*/)?|\S*\./){re.escape(name)}(?![\w.-])"
-    )
-
-
-def download_runs(text: str) -> Iterator[int]:
-    """Lines that run what a download (or a base64 decode) brings: piped into an interpreter,
-    substituted into a command, or saved and then run (on that line or a later one)."""
-    fetched: set[str] = set()
-    for number, line in numbered_lines(text):
-        pipes = _PIPE_RE.finditer(line)
-        piped = any(_reads_program_from_stdin(m["interp"], m["rest"]) for m in pipes)
-        names = _fetched_names(line)
-        fetch = _FETCH_RE.search(line)
-        after = line[fetch.end() :] if fetch else line
-        ran = any(_runs(n).search(after) for n in names) or any(
-            _runs(n).search(line) for n in fetched
-        )
-        fetched |= names
-        if piped or ran or _SUBST_RE.search(line) or _PS_RE.search(line):
-            yield number
-
+from skillopt_core.skill._screen_read import lead, read
 
 # --- secrets sent or shown --------------------------------------------------------------------
 
 # Secret material itself: files and variables that hold secrets. A topic word ("tokens",
 # "cookies") is not: "include 'session cookie' in the answer" or "send the token in the
 # Authorization header" are ordinary procedure, so topics count only with exfiltration verbs.
-_MATERIAL_RE = re.compile(
-    r"(?:\.env\b(?!\.?example|\.sample|\.template)|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|~/\.ssh\b|"
-    r"\.ssh/|\.aws/|\.netrc\b|\.npmrc\b|\.pypirc\b|\.git-credentials\b|\.docker/config|"
-    r"\.kube/config|\bkubeconfig\b|/etc/shadow|\bprintenv\b|\benvironment variables\b|"
-    r"\benv vars?\b|\bkeychain\b|\$\{?\w*(?:token|secret|key|passw\w*|credential\w*)\w*)"
+_WORD_END = r"\b"
+_MATERIAL_RE = re.compile(  # each alternative opens with a literal: a scan skips to it
+    "|".join(
+        [
+            r"\.env\b(?!\.?example|\.sample|\.template)",
+            lead("id_", before=r"\w", then=r"(?:rsa|dsa|ecdsa|ed25519)\b"),
+            r"~/\.ssh\b|\.ssh/|\.aws/|\.netrc\b|\.npmrc\b|\.pypirc\b|\.git-credentials\b|"
+            r"\.docker/config|\.kube/config|/etc/shadow",
+            lead(
+                *("kubeconfig", "printenv", "environment variables", "env var", "env vars"),
+                *("keychain",),
+                before=r"\w",
+                then=_WORD_END,
+            ),
+            r"\$\{?\w*(?:token|secret|key|passw\w*|credential\w*)\w*",
+        ]
+    )
 )
+_TOPICS = (
+    "credential", "credentials", "secret", "secrets", "password", "passwords", "passwd", "token",
+    "tokens", "cookie", "cookies"
+)  # fmt: skip
 _TOPIC_RE = re.compile(
-    r"\b(?:credentials?|secrets?|api[ _-]?keys?|access[ _-]?keys?|private[ _-]?keys?|"
-    r"passwords?|passwd|tokens?|cookies?|ssh keys?)\b"
+    "|".join(
+        [
+            lead(*_TOPICS, "ssh key", "ssh keys", before=r"\w", then=_WORD_END),
+            lead("api", "access", "private", before=r"\w", then=r"[ _-]?keys?\b"),
+        ]
+    )
 )
 _SEND_RE = re.compile(
     r"\bsend(?:s|ing)?\b|\bupload\w*|\bpost(?:s|ing)?\b|\bexfiltrat\w*|\bforward(?:s|ing)?\b|"
     r"\btransmit\w*|\be-?mail(?:s|ed|ing)?\b|\bleak\w*|\bbeacon\w*|\breport\w*\s+back\b|"
     r"\bshar(?:e|es|ing)\b|\bpaste\w*|\bscp\b|\brsync\b|\bnc\b|\bncat\b|\bnetcat\b|\bwebhook\w*|"
-    r"\bpastebin\b|\bngrok\b|\bcurl\b[^\n]*?\s(?:-d|--data\S*|--form|--upload-file)(?=[\s@=])|"
-    r"\bwget\b[^\n]*?--post-\w+"
+    r"\bpastebin\b|\bngrok\b"
 )
+_CURL_RE = re.compile(r"\bcurl\b")
+_CURL_DATA_RE = re.compile(r"\s(?:-d|--data\S*|--form|--upload-file)(?=[\s@=])")
+_WGET_RE = re.compile(r"\bwget\b")
+_WGET_POST_RE = re.compile(r"--post-\w+")
 _EXFIL_RE = re.compile(  # a topic word with one of these is a leak, whatever the context
     r"\bexfiltrat\w*|\bupload\w*|\be-?mail(?:s|ed|ing)?\b|\bleak\w*|\bbeacon\w*|"
-    r"\breport\w*\s+back\b|\bshar(?:e|es|ing)\b[^\n]*\bwith\b|\bpaste\w*|\bpastebin\b|"
-    r"\bwebhook\w*|\b(?:send|post|forward)\w*\b[^\n]*\bto\b"
+    r"\breport\w*\s+back\b|\bpaste\w*|\bpastebin\b|\bwebhook\w*"
 )
-_SHOW_RE = re.compile(
+_SHARE_RE = re.compile(r"\bshar(?:e|es|ing)\b")
+_WITH_RE = re.compile(r"\bwith\b")
+_SEND_TO_RE = re.compile(r"\b(?:send|post|forward)\w*\b")
+_TO_RE = re.compile(r"\bto\b")
+_SHOW_VERB_RE = re.compile(
     r"\b(?:print|echo|cat|show|display|reveal|include|output|dump|paste|list|write|add|post)\b"
-    r"[^\n]*?"
+)
+_SHOWN_IN_RE = re.compile(
     r"\b(?:in|into|to)\s+(?:the\s+|your\s+|every\s+|each\s+|a\s+)?"
     r"(?:answer|reply|response|output|chat|message|summary|comment|commit|pr|pull request|issue|"
     r"log)s?\b"
 )
 _OWNED_TOPIC_RE = re.compile(
-    rf"\b(?:values?|contents?)\s+of\s+(?:the\s+|your\s+|all\s+|any\s+)?(?:\w+\s+)?{_TOPIC_RE.pattern}|"
-    rf"\b(?:real|actual|raw|full|user'?s|developer'?s|your)\s+(?:\w+\s+)?{_TOPIC_RE.pattern}"
+    rf"\b(?:values?|contents?)\s+of\s+(?:the\s+|your\s+|all\s+|any\s+)?(?:\w+\s+)?(?:{_TOPIC_RE.pattern})|"
+    rf"\b(?:real|actual|raw|full|user'?s|developer'?s|your)\s+(?:\w+\s+)?(?:{_TOPIC_RE.pattern})"
 )
 _AUTH_RE = re.compile(r"\b(?:headers?|authorization|bearer|auth|authenticate|log\s*in|sign\s*in)\b")
 _NEGATION_RE = re.compile(r"\b(?:never|not|no|avoid|without|refuse)\b|n't\b")
 _NOT_A_NEGATION_RE = re.compile(r"\b(?:forget|fail|hesitate|neglect|skip|omit)\w*\b")
 _CLAUSE_RE = re.compile(r"[.;!?](?:\s|$)")
+_NAMED_RE = re.compile(rf"{_MATERIAL_RE.pattern}|{_TOPIC_RE.pattern}")
+_ANY_VERB_RE = re.compile(
+    rf"{_SEND_RE.pattern}|{_EXFIL_RE.pattern}|{_SHOW_VERB_RE.pattern}|{_SEND_TO_RE.pattern}|"
+    r"\bcurl\b|\bwget\b"
+)
+
+Verb = tuple[re.Pattern[str], re.Pattern[str] | None]
+"""A verb, and what must follow it somewhere later in the clause (``None``: nothing)."""
+_SENDS: tuple[Verb, ...] = ((_SEND_RE, None), (_CURL_RE, _CURL_DATA_RE), (_WGET_RE, _WGET_POST_RE))
+_EXFILTRATES: tuple[Verb, ...] = ((_EXFIL_RE, None), (_SHARE_RE, _WITH_RE), (_SEND_TO_RE, _TO_RE))
+_SHOWS: tuple[Verb, ...] = ((_SHOW_VERB_RE, _SHOWN_IN_RE),)
 
 
-def _verb(rx: re.Pattern[str], clause: str) -> bool:
-    """``clause`` has a match of ``rx`` that no negation before it takes back."""
-    for match in rx.finditer(clause):
-        before = clause[: match.start()]
-        if not _NEGATION_RE.search(before) or _NOT_A_NEGATION_RE.search(before):
-            return True
+def _verb(verbs: tuple[Verb, ...], clause: str) -> bool:
+    """``clause`` has one of ``verbs`` (followed by what it needs) that no negation before it
+    takes back. A verb is taken back from the first negation on, until a word that undoes it
+    ("never forget to"): only the first verb before the negation and the first after the undoing
+    word need to be tried, one search each."""
+    end = len(clause) + 1
+    negation, undone = _NEGATION_RE.search(clause), _NOT_A_NEGATION_RE.search(clause)
+    negated_from = negation.end() if negation else end
+    undone_from = undone.end() if undone else end
+    for verb, then in verbs:
+        for found in (verb.search(clause), verb.search(clause, undone_from)):
+            if found is None or negated_from <= found.start() < undone_from:
+                continue
+            if then is None or then.search(clause, found.end()):
+                return True
     return False
 
 
 def _leaks(clause: str) -> bool:
     auth = bool(_AUTH_RE.search(clause))
-    if _MATERIAL_RE.search(clause) and not auth and _verb(_SEND_RE, clause):
+    if _MATERIAL_RE.search(clause) and not auth and _verb(_SENDS, clause):
         return True
-    if _MATERIAL_RE.search(clause) and _verb(_SHOW_RE, clause):
+    if _MATERIAL_RE.search(clause) and _verb(_SHOWS, clause):
         return True
-    if _TOPIC_RE.search(clause) and not auth and _verb(_EXFIL_RE, clause):
+    if _TOPIC_RE.search(clause) and not auth and _verb(_EXFILTRATES, clause):
         return True
-    return bool(_OWNED_TOPIC_RE.search(clause)) and _verb(_SHOW_RE, clause)
+    return bool(_OWNED_TOPIC_RE.search(clause)) and _verb(_SHOWS, clause)
 
 
 def secret_leaks(text: str) -> Iterator[int]:
     """Lines that tell the agent to send secrets somewhere or show them in its output."""
-    for number, line in numbered_lines(text):
-        if any(_leaks(clause) for clause in _CLAUSE_RE.split(line)):
-            yield number
+    reading = read(text)
+    verbs = [m.start() for m in _ANY_VERB_RE.finditer(reading.joined)]
+    m = _NAMED_RE.search(reading.joined) if verbs else None
+    while m is not None:
+        start, line = reading.logical_line(reading.logical(m.start()))
+        verb = bisect.bisect_left(verbs, start)
+        has_verb = verb < len(verbs) and verbs[verb] < start + len(line)
+        if has_verb and any(_leaks(clause) for clause in _CLAUSE_RE.split(line)):
+            yield reading.line(start)
+        m = _NAMED_RE.search(reading.joined, reading.next_logical(m.start()))
+
+
+# --- secrets written ----------------------------------------------------------------------------
+
+# A well-known placeholder or default written as a credential's value is no secret:
+# ``DB_PASSWORD=postgres pytest -q``, ``postgres://postgres:postgres@localhost/test``,
+# ``API_KEY=your_api_key_here``. Such a value (whole: up to a quote, a space or the end of the
+# argument) is masked before the redaction rules read the line; anything else they redact is a
+# secret. Words are joined by ``-``/``_`` only, so no split of a word is ever tried twice.
+_DEFAULT_WORDS = (
+    r"(?:postgres(?:ql)?|mysql|mariadb|mongo(?:db)?|redis|root|admin|administrator|guest|user|"
+    r"username|pass|passwd|password|pwd|pw|secret|token|key|api|app|db|changeme|changeit|"
+    r"example|sample|test|testing|tests|dummy|fake|mock|placeholder|default|demo|dev|local|"
+    r"localhost|foo|bar|baz|foobar|qwerty|letmein|my|your|here|none|xxx+)"
+)
+_DEFAULT_VALUE_RE = re.compile(
+    rf"(?P<sep>[=:][ \t]*)(?P<q>[\"']?)(?:{_DEFAULT_WORDS}(?:[-_]{_DEFAULT_WORDS}){{0,3}}\d{{0,3}})"
+    r"(?P=q)(?=[\s\"'`;,&|)\]}@/]|$)",
+    re.I | re.M,
+)
+
+
+def _stand_in(m: re.Match[str]) -> str:
+    """A value no redaction rule takes: ``***``, or nothing for a URL's password (``u:@h``)."""
+    url_password = m.string.startswith("@", m.end())
+    return f"{m['sep']}{m['q']}{'' if url_password else '***'}{m['q']}"
+
+
+def placeholder_credentials_masked(raw: str) -> str:
+    """``raw`` with each placeholder or default credential value masked."""
+    return _DEFAULT_VALUE_RE.sub(_stand_in, raw)

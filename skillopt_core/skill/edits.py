@@ -6,13 +6,14 @@ protected regions must come out byte-identical: each candidate text is checked a
 invariant before it is accepted, so no clever anchor or content can break it. Nor is a line the
 edit screen objects to (:mod:`skillopt_core.skill.screen`) ever written, whoever calls: each
 edit's written lines are screened whole, so content that completes a line already in the skill
-(``| sh`` after its ``curl`` command) is read with it.
+(``| sh`` after its ``curl`` command) is read with it, and then the learned text it leaves is
+screened as one (:func:`~skillopt_core.skill.screen.screen_change`): a run of what another edit
+downloads, or the ``| sh`` below another edit's ``curl ... \\`` line, is the new edit's.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Sequence
 
 from skillopt_core.records import ApplyReport, Edit, EditOp, EditOutcome
@@ -24,7 +25,7 @@ from skillopt_core.skill.document import (
     protected_signature,
     split_frontmatter,
 )
-from skillopt_core.skill.screen import ScreenContext, refusal, screen_text
+from skillopt_core.skill.screen import ScreenContext, refusal, screen_change
 
 #: An ``add`` anchor meaning "at the end of the editable region" (as does an empty anchor).
 END_ANCHOR = "END"
@@ -202,31 +203,19 @@ def _apply_one(text: str, edit: Edit) -> tuple[str, str]:
     return new, "" if match.tier == EXACT else f"anchor matched {match.tier}"
 
 
-def _written(old: str, new: str) -> str:
-    """The lines of ``new`` that ``old`` does not have (as many times): what an edit wrote, whole
-    lines, so content that completes a line the skill already had is read with that line."""
-    have = Counter(old.split("\n"))
-    lines = []
-    for line in new.split("\n"):
-        if have[line]:
-            have[line] -= 1
-        else:
-            lines.append(line)
-    return "\n".join(lines)
-
-
 def apply_edits(
     text: str, edits: Sequence[Edit], screen: ScreenContext | None = None
 ) -> ApplyReport:
     """Apply ``edits`` in order; the report lists every edit as applied or skipped with a reason.
 
-    An edit whose written lines the edit screen objects to is skipped, its reason starting with
+    An edit whose written lines, or the learned text it leaves, the edit screen objects to
+    (:func:`~skillopt_core.skill.screen.screen_change`) is skipped, its reason starting with
     :data:`~skillopt_core.skill.screen.REFUSED_PREFIX`; ``screen`` says which hosts the user
     named (without it, the host rule is off)."""
     outcomes: list[EditOutcome] = []
     for edit in edits:
         new, reason = _apply_one(text, edit)
-        findings = screen_text(_written(text, new), screen) if new != text else ()
+        findings = screen_change(text, new, screen)
         if new == text:
             outcomes.append(EditOutcome(edit, False, reason or "no change"))
         elif protected_signature(new) != protected_signature(text):

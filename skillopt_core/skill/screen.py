@@ -8,32 +8,45 @@ gate only asks whether a candidate scores better, so such an edit must be stoppe
 
 :func:`screen_text` runs every rule of :data:`RULES` over a text and returns its
 :class:`Finding`\\ s (empty: nothing to object to); :func:`screen_edit` screens the text an edit
-would write; :func:`split_screened` sorts a step's proposals, and :func:`refused_edit` is how a
-refused one is remembered. Matching reads each line as the agent would understand it: invisible
-characters dropped, compatibility forms folded (full-width letters), case ignored
-(:mod:`._screen_read`); the command and secret rules live in :mod:`._screen_commands`. The rules
-aim at what no ordinary procedure needs, so ``pytest -q``, ``curl -fsSL`` on a
-health endpoint or a URL the skill or the user's requests already name pass.
+would write; :func:`screen_change` screens an applied edit, what it wrote and the learned text it
+leaves (a download in one edit, its run in another); :func:`split_screened` sorts a step's
+proposals, and :func:`refused_edit` is how a refused one is remembered. Matching reads a text as
+the agent would understand it: invisible characters dropped, compatibility forms folded
+(full-width letters), case ignored, continued shell lines joined (:mod:`._screen_read`). The
+download rule lives in :mod:`._screen_exec`, the host rule in :mod:`._screen_hosts`, the secret
+rules in :mod:`._screen_commands`, the override rule in :mod:`._screen_override` and the
+invisible-characters rule in :mod:`._screen_hidden`. The rules aim at what no ordinary procedure
+needs, so ``pytest -q``, ``curl -fsSL`` on a health endpoint, a URL the skill or the user's
+requests already name, a prohibition ("never push without asking the user") or a default
+password in a test command (``DB_PASSWORD=postgres``) pass. Every rule is linear in the text:
+its patterns stay on one line and nest no unbounded repetition.
 """
 
 from __future__ import annotations
 
+import functools
+import heapq
 import re
-import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from itertools import groupby, islice
 
 from skillopt_core.records import Edit, EditOp
-from skillopt_core.redaction import PLACEHOLDER_RE, redact
-from skillopt_core.skill._screen_commands import download_runs, secret_leaks
-from skillopt_core.skill._screen_read import (
+from skillopt_core.redaction import redact_many
+from skillopt_core.skill._screen_commands import placeholder_credentials_masked, secret_leaks
+from skillopt_core.skill._screen_exec import download_runs
+from skillopt_core.skill._screen_hidden import invisible_lines
+from skillopt_core.skill._screen_hosts import (
     LOOPBACK_HOSTS,
+    host_offsets,
     hosts_in,
-    invisible,
     is_loopback,
     known_hosts,
-    numbered_lines,
 )
+from skillopt_core.skill._screen_override import override_lines
+from skillopt_core.skill._screen_read import W, invisible, matching_lines, read
+from skillopt_core.skill.document import editable_spans
 
 __all__ = [
     "LOOPBACK_HOSTS",
@@ -48,6 +61,7 @@ __all__ = [
     "known_hosts",
     "refusal",
     "refused_edit",
+    "screen_change",
     "screen_edit",
     "screen_text",
     "split_screened",
@@ -93,11 +107,16 @@ class Rule:
     check: Callable[[str, ScreenContext], Iterable[Hit]]
 
 
-def _per_line(reason: str, *patterns: re.Pattern[str]) -> Callable[[str, ScreenContext], list[Hit]]:
-    def check(text: str, ctx: ScreenContext) -> list[Hit]:
-        return [
-            (n, reason) for n, line in numbered_lines(text) if any(p.search(line) for p in patterns)
-        ]
+def _per_line(
+    reason: str, *patterns: re.Pattern[str]
+) -> Callable[[str, ScreenContext], Iterator[Hit]]:
+    """A rule that objects to each line where one of ``patterns`` (which stay on one line)
+    matches."""
+
+    def check(text: str, ctx: ScreenContext) -> Iterator[Hit]:
+        reading = read(text)
+        found = [matching_lines(reading, p) for p in patterns]
+        return ((n, reason) for n, _ in groupby(heapq.merge(*found)))
 
     return check
 
@@ -115,120 +134,50 @@ def _secrets_out(text: str, ctx: ScreenContext) -> Iterator[Hit]:
 def _unknown_hosts(text: str, ctx: ScreenContext) -> Iterator[Hit]:
     if ctx.hosts is None:
         return
-    for number, line in enumerate(text.split("\n"), 1):
-        new = sorted(h for h in hosts_in(line) if h not in ctx.hosts and not is_loopback(h))
-        if new:
-            yield (
-                number,
-                f"names a host neither the skill nor the user's requests name: {', '.join(new)}",
-            )
+    new: dict[int, set[str]] = {}
+    for reading, offset, host in host_offsets(text):
+        if host not in ctx.hosts and not is_loopback(host):
+            new.setdefault(reading.line(offset), set()).add(host)
+    for number in sorted(new):
+        hosts = ", ".join(sorted(new[number]))
+        yield number, f"names a host neither the skill nor the user's requests name: {hosts}"
 
 
-# --- overriding the user, the harness's approvals or its sandbox ------------------------------
-
-_OVERRIDE_RES = (
-    re.compile(
-        r"\b(?:ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}?"
-        r"\b(?:previous|prior|above|earlier|preceding|original|user'?s?|system|developer'?s?)\b"
-        r"[^.\n]{0,20}?\b(?:instructions?|prompts?|directions?|guidelines?|messages?|requests?)\b"
-    ),
-    re.compile(r"\b(?:new|updated|real|actual)\s+(?:system\s+)?instructions?\s*:"),
-    re.compile(
-        r"(?:\b(?:never|without|no need to)\b|\b(?:do not|don't|must not|stop)\b)\s+"
-        r"(?:ever\s+)?(?:ask\w*|wait\w*|seek\w*|request\w*|check\w*|consult\w*)\s+(?:with\s+)?"
-        r"(?:\bfor\s+)?(?:the\s+|their\s+|any\s+)?(?:(?:user|developer|human)'?s?\b[^.\n]{0,12}?)?"
-        r"(?:\bfor\s+)?(?:the\s+)?(?:permission|approval|consent|(?:user|developer|human)\b)"
-    ),
-    re.compile(
-        r"(?:\b(?:never|without)\b|\b(?:do not|don't|must not)\b)\s+(?:ever\s+)?"
-        r"(?:tell\w*|inform\w*|notify\w*|mention\w*|reveal\w*|disclos\w*|alert\w*)\b"
-        r"[^.\n]{0,30}?\b(?:user|developer|human)\b"
-    ),
-    re.compile(r"\bhide\b[^.\n]{0,30}?\bfrom\s+(?:the\s+)?(?:user|developer|human)\b"),
-    re.compile(
-        r"\b(?:disable|turn\s+off|switch\s+off|bypass|circumvent|deactivate|skip|escape)\b\s+"
-        r"(?:\w+\s+){0,2}?(?:sandbox\w*|permission\s+(?:checks?|prompts?|system)|safety\s+\w+|"
-        r"guardrails?|approval\s+(?:prompts?|checks?)|security\s+(?:checks?|scan\w*|warnings?)|"
-        r"antivirus|firewall|selinux|apparmor)"
-    ),
-    re.compile(
-        r"--dangerously-\w[\w-]*|--yolo\b|\bbypasspermissions\b|--allow-all-tools\b|"
-        r"--ask-for-approval\s+never|approval[_-]policy\s*=?\s*['\"]?never|danger-full-access"
-    ),
-)
-_overrides = _per_line(
-    "tells the agent to override the user, skip approvals or leave its sandbox", *_OVERRIDE_RES
-)
+def _overrides(text: str, ctx: ScreenContext) -> Iterator[Hit]:
+    reason = "tells the agent to override the user, skip approvals or leave its sandbox"
+    return ((n, reason) for n in override_lines(text))
 
 
 # --- what the text hides or forges ------------------------------------------------------------
 
 
 def _invisible_chars(text: str, ctx: ScreenContext) -> Iterator[Hit]:
-    for number, line in enumerate(text.split("\n"), 1):
-        line = line.rstrip("\r")
-        odd = sorted(
-            {
-                f"U+{ord(c):04X}"
-                for c in line
-                if invisible(c) and not _emoji_part(line, c) and not _orthographic_joiner(line, c)
-            }
-        )
-        if odd:
-            yield number, f"holds invisible or direction-changing characters: {', '.join(odd)}"
+    for number, codes in invisible_lines(text):
+        yield number, f"holds invisible or direction-changing characters: {', '.join(codes)}"
 
 
-def _emoji_part(line: str, char: str) -> bool:
-    """A joiner or presentation selector between pictographs (an emoji sequence), not a hiding
-    place: U+200D and U+FE0F next to symbols only."""
-    if char not in "\u200d\ufe0f":
-        return False
-    for m in re.finditer(re.escape(char), line):
-        before = line[m.start() - 1] if m.start() else ""
-        if not before or (unicodedata.category(before) not in ("So", "Sk") and before != "\ufe0f"):
-            return False
-    return True
-
-
-def _orthographic_joiner(line: str, char: str) -> bool:
-    """U+200C / U+200D as spelling: Persian writes ZWNJ inside words ("می‌خواهم"), Indic scripts
-    use both to choose a conjunct or a half form ("क्‍ष"). Allowed after a letter or mark of a script
-    other than Latin, one at a time; after a Latin letter or in a run they hide or encode text."""
-    if char not in "\u200c\u200d":
-        return False
-    for m in re.finditer(re.escape(char), line):
-        before = line[m.start() - 1] if m.start() else ""
-        after = line[m.end()] if m.end() < len(line) else ""
-        if not _other_script_letter(before) or (after and invisible(after)):
-            return False
-    return True
-
-
-def _other_script_letter(char: str) -> bool:
-    return (
-        bool(char)
-        and not char.isascii()
-        and unicodedata.category(char)[0] in "LM"
-        and not unicodedata.name(char, "").startswith("LATIN")
-    )
-
-
-_MARKER_RE = re.compile(r"skillopt(?:-sleep)?\s*:\s*(?:protected|learned|engine)")
+_MARKER_RE = re.compile(rf"skillopt(?:-sleep)?{W}*:{W}*(?:protected|learned|engine)")
 _forged_markers = _per_line(
     "holds a skillopt marker: it could forge or end a protected or learned block", _MARKER_RE
 )
 _hidden_markup = _per_line(
     "holds text a rendered view hides (an HTML comment, a hidden element, a link-label comment)",
-    re.compile(r"<!--|display\s*:\s*none|<\s*(?:script|iframe|object)\b"),
-    re.compile(r"^\s*\[[^\]]*\]\s*:\s*(?:#|<>)"),
+    re.compile(rf"<!--|display{W}*:{W}*none|<{W}*(?:script|iframe|object)\b"),
+    re.compile(rf"^{W}*\[[^\]\n]*\]{W}*:{W}*(?:#|<>)", re.M),
 )
 
 
 def _placeholders(text: str, ctx: ScreenContext) -> Iterator[Hit]:
-    for number, line in enumerate(text.split("\n"), 1):
-        if PLACEHOLDER_RE.search(line) or "[redacted:" in line.casefold():
+    """Redaction placeholders, and what the redaction rules take for a secret (all lines in one
+    scan); a well-known placeholder or default value (``DB_PASSWORD=postgres``) is none."""
+    quoted: set[int] = set()
+    if "[redacted:" in text.casefold():
+        quoted = {n for n, ln in enumerate(text.split("\n"), 1) if "[redacted:" in ln.casefold()}
+    lines = placeholder_credentials_masked(text).replace("\x00", "").split("\n")
+    for number, (line, redacted) in enumerate(zip(lines, redact_many(lines), strict=True), 1):
+        if number in quoted:
             yield number, "holds a redaction placeholder: a secret was cut from what it quotes"
-        elif redact(line) != line:
+        elif redacted != line:
             yield number, "holds what looks like a secret (key, token or password)"
 
 
@@ -256,13 +205,19 @@ RULES: tuple[Rule, ...] = (
 """Every rule, in the order findings are listed. Each is a pure function of (text, context)."""
 
 
+_MAX_FINDINGS_PER_RULE = 100
+"""A rule names at most this many lines of one text (an edit has 40): one refuses it, and a
+hostile text of a million short lines would otherwise cost a finding each."""
+
+
 def screen_text(text: str, ctx: ScreenContext | None = None) -> tuple[Finding, ...]:
-    """Every finding of every rule on ``text`` (empty: nothing to object to)."""
+    """Every finding of every rule on ``text`` (empty: nothing to object to), at most
+    :data:`_MAX_FINDINGS_PER_RULE` lines for a rule."""
     context = ctx or ScreenContext()
     return tuple(
         Finding(rule.kind, line, reason)
         for rule in RULES
-        for line, reason in rule.check(text, context)
+        for line, reason in islice(rule.check(text, context), _MAX_FINDINGS_PER_RULE)
     )
 
 
@@ -271,6 +226,73 @@ def screen_edit(edit: Edit, ctx: ScreenContext | None = None) -> tuple[Finding, 
     if edit.op is EditOp.DELETE:
         return ()
     return screen_text(edit.content, ctx)
+
+
+_WITH_THE_REST = "read with the other lines of the learned text"
+
+
+def screen_change(before: str, after: str, ctx: ScreenContext | None = None) -> tuple[Finding, ...]:
+    """The findings on changing a skill from ``before`` to ``after`` (one edit applied).
+
+    First the lines the edit wrote, whole, alone: every rule, the size bound included (a line
+    the content completes is read with what it completes). If they pass, the learned text of
+    ``after`` (what lies outside the frontmatter and the protected regions) is screened as one
+    text, continued lines joined, and every finding it has that the learned text of ``before``
+    did not have is the edit's: a run of a file an earlier edit downloads, the ``| sh`` that
+    ends another edit's ``curl ... \\`` line. Their reasons say so; their lines are lines of
+    ``after``."""
+    if after == before:
+        return ()
+    own = screen_text(_written(before, after), ctx)
+    if own:
+        return own
+    had = Counter(_keyed(before, ctx))
+    new = []
+    for key, finding in zip(_keyed(after, ctx), _learned_findings(after, ctx), strict=True):
+        if had[key]:
+            had[key] -= 1
+        else:
+            new.append(replace(finding, reason=f"{finding.reason}; {_WITH_THE_REST}"))
+    return tuple(new)
+
+
+def _written(old: str, new: str) -> str:
+    """The lines of ``new`` that ``old`` does not have (as many times): what an edit wrote."""
+    have = Counter(old.split("\n"))
+    lines = []
+    for line in new.split("\n"):
+        if have[line]:
+            have[line] -= 1
+        else:
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def _learned(text: str) -> str:
+    """``text`` with the lines outside its editable spans blanked (their number kept)."""
+    parts, at = [], 0
+    for start, end in editable_spans(text):
+        parts += ["\n" * text.count("\n", at, start), text[start:end]]
+        at = end
+    parts.append("\n" * text.count("\n", at))
+    return "".join(parts)
+
+
+@functools.lru_cache(maxsize=8)
+def _learned_findings(text: str, ctx: ScreenContext | None) -> tuple[Finding, ...]:
+    learned, context = _learned(text), ctx or ScreenContext()
+    return tuple(
+        Finding(rule.kind, line, reason)
+        for rule in RULES
+        if rule.kind != "oversize"
+        for line, reason in rule.check(learned, context)
+    )
+
+
+def _keyed(text: str, ctx: ScreenContext | None) -> list[tuple[str, str, str]]:
+    """Each learned-text finding of ``text`` as (kind, reason, the line it is on)."""
+    lines = text.split("\n")
+    return [(f.kind, f.reason, lines[f.line - 1]) for f in _learned_findings(text, ctx)]
 
 
 def without_invisible(text: str) -> str:

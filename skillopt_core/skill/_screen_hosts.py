@@ -1,0 +1,192 @@
+"""The hosts a text names, as the edit screen's host rule reads them
+(:mod:`skillopt_core.skill.screen`).
+
+A host counts however it is written: in a URL (``https://h/``), an ``scp`` target (``u@h:``), a
+network command (``ssh h``, ``nc h 4444``), an argument of a download command without a scheme
+(``curl h | sh``, ``wget 'h/x.sh'``), or as ``h/path`` on a line that downloads, pipes, opens or
+visits something. It is read as a resolver or a browser would read it: labels may be separated
+by an ideographic full stop (U+3002, and the forms NFKC folds into it or into ``.``) and
+percent-encoded (``evil%2eexample``), and a URL host written as one number
+(``http://2130706433/``) is an IPv4 address.
+"""
+
+from __future__ import annotations
+
+import bisect
+import ipaddress
+import re
+from collections.abc import Iterable, Iterator
+from urllib.parse import unquote
+
+from skillopt_core.skill._screen_read import FETCHES, INTERPRETERS, Reading, W, lead, normal, read
+
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]"})
+
+_IDEOGRAPHIC_DOT_RE = re.compile(r"(?<=[a-z0-9%])\u3002(?=[a-z0-9%])")
+_CHARS = r"(?:[a-z0-9_.-]|%[0-9a-f]{2})"
+_HOST = rf"(?P<host>\[[0-9a-f:.]+\]|{_CHARS}+)"
+# Each pattern opens with a literal (the scheme's "://", the "@" of "user@host:", a command's
+# name) so that a scan skips to where it can match.
+_URL_RE = re.compile(rf"://(?:[^\s/?#@]*@)?{_HOST}")
+_SCP_RE = re.compile(rf"@(?<=[\w.%-]@){_HOST}:")
+_NET_RE = re.compile(
+    rf"(?:{lead('nc', 'ncat', 'netcat', 'telnet', 'ssh', 'sftp', 'ftp')})(?:{W}+-\S+)*{W}+"
+    rf"(?:[\w.%-]+@)?{_HOST}(?=[\s:/]|$)",
+    re.M,
+)
+_CLONE = rf"{W}+clone\b"
+_WORD_END = r"\b"
+_FETCH_RE = re.compile(f"{FETCHES}|{lead('git', then=_CLONE)}")
+# The first argument of a download command that is not a flag (nor the file, header, data or
+# user a flag takes): its host, though written without a scheme or a path (``curl h | sh``).
+# A flag's argument is never another download command's name: the flags read from one command
+# stop where the next begins, so each word is read for one command only.
+_FILE_FLAG = (
+    r"(?:-o|--output|-outfile|--output-document|-p|--directory-prefix|-h|--header|-d|--data|"
+    r"--data-raw|--data-binary|--data-urlencode|--form|-u|--user|-a|--user-agent|-b|--cookie|"
+    r"-c|--cookie-jar|-w|--write-out|-t|--upload-file)"
+)
+_QUOTED = r"[^\s|;&'\"`()<>\[\]{}]"
+_COMMANDS = ("curl", "wget", "aria2c", "iwr", "irm", "invoke-webrequest", "invoke-restmethod", "xh")
+_NEXT_COMMAND = rf"[^\s\w.-]*(?:{'|'.join(map(re.escape, _COMMANDS))})\b"
+_ARGUMENT_RE = re.compile(
+    rf"(?:{lead(*_COMMANDS)})\b(?:{W}+(?:{_FILE_FLAG}(?:{W}+|=)(?!{_NEXT_COMMAND})"
+    rf"(?:[^\s-]\S*|-(?=\s|$))|(?!{_FILE_FLAG}(?:=|\s|$))-\S+))*{W}+(?:--url(?:{W}+|=))?['\"`(<\[]*"
+    rf"(?P<host>(?!-){_QUOTED}*\.{_QUOTED}*)"
+)
+# A host followed by a path or a port: the labels' dots may be written %2e.
+_LABEL = r"(?:[a-z0-9_-]|%(?!2e)[0-9a-f]{2})+"
+_PATH_HOST_RE = re.compile(
+    rf"(?<![\w.%@/:\\-])(?:[\w.%-]+@)?(?P<host>{_LABEL}(?:(?:\.|%2e){_LABEL})+)\.?(?=/|:\d)"
+)
+_OPENING = ("pipe", "pipes", "piped", "piping", "visit", "browse", "open", "navigate")
+_OPENS_RE = re.compile(  # a line that downloads, pipes, opens or visits something
+    f"{_FETCH_RE.pattern}|{lead('download', then=r'[a-z]*')}|{lead(*_OPENING, then=_WORD_END)}|"
+    rf"\|{W}*(?:sudo{W}+)?{INTERPRETERS}\b"
+)
+_FILE_EXTENSIONS = frozenset((
+    "txt", "json", "sh", "py", "md", "log", "html", "htm", "xml", "yaml", "yml", "csv", "tsv",
+    "tar", "gz", "tgz", "bz2", "xz", "zst", "zip", "7z", "rar", "js", "mjs", "cjs", "ts", "tsx",
+    "jsx", "toml", "cfg", "ini", "conf", "pem", "key", "crt", "pub", "out", "tmp", "lock", "env",
+    "ps1", "bat", "cmd", "exe", "dll", "so", "dylib", "whl", "egg", "rb", "go", "rs", "java",
+    "kt", "c", "h", "cpp", "hpp", "cs", "swift", "php", "pl", "lua", "sql", "db", "sqlite", "pdf",
+    "png", "jpg", "jpeg", "gif", "svg", "webp", "ico", "bin", "iso", "img", "deb", "rpm", "dmg",
+    "msi", "apk", "jar", "war", "class", "pyc", "ipynb", "parquet", "pkl", "npy", "css", "scss",
+    "vue", "tf", "hcl", "proto", "patch", "diff", "bak", "orig"
+))  # fmt: skip
+_FORMS = (("url", _URL_RE), ("scp", _SCP_RE), ("net", _NET_RE), ("bare", _ARGUMENT_RE))
+_TLD_RE = re.compile(r"[a-z]{2,24}|xn--[a-z0-9-]{1,59}")
+_NUMBER_RE = re.compile(r"0x[0-9a-f]{1,8}|[0-9]{1,10}")
+_DOMAIN_RE = re.compile(
+    r"(?<![a-z0-9-])[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+\b"
+)
+_CUT_RE = re.compile(r"[/?#:\\\s]")
+
+
+def _clean(raw: str) -> str:
+    """``raw`` as the host it names: percent-decoded, folded, after any ``user@``, without a
+    port, path or trailing dot, and without ``www.``."""
+    if raw.startswith("["):
+        return raw
+    host = raw
+    for _ in range(2):
+        if "%" in host:
+            host = unquote(host)
+    host = normal(host).replace("\u3002", ".").rsplit("@", 1)[-1]
+    host = _CUT_RE.split(host, maxsplit=1)[0].strip(".")
+    return host[4:] if host.startswith("www.") else host
+
+
+def _address(host: str) -> str:
+    """A URL host written as one number (``2130706433``, ``0x7f000001``): its dotted form."""
+    if not _NUMBER_RE.fullmatch(host):
+        return host
+    try:
+        value = int(host, 16 if host.startswith("0x") else 8 if host[0] == "0" else 10)
+    except ValueError:
+        return host
+    return str(ipaddress.IPv4Address(value)) if value <= 0xFFFFFFFF else host
+
+
+def _is_host(host: str) -> bool:
+    if host.startswith("[") or host in LOOPBACK_HOSTS:
+        return True
+    return "." in host and host.rsplit(".", 1)[-1] not in _FILE_EXTENSIONS
+
+
+def _bare_host(host: str) -> bool:
+    """``host``, written without a scheme, is a host name (``evil.example.com``) or an IPv4
+    address, not a file (``report.pdf``) or a version (``v1.2``)."""
+    labels = host.split(".")
+    if len(labels) == 4 and all(label.isdigit() for label in labels):
+        return True
+    return (
+        len(labels) > 1
+        and all(labels)
+        and _TLD_RE.fullmatch(labels[-1]) is not None
+        and labels[-1] not in _FILE_EXTENSIONS
+    )
+
+
+def _path_hosts(reading: Reading, text: str) -> Iterator[tuple[int, str]]:
+    """``host/path`` on a logical line that downloads, pipes, opens or visits something."""
+    paths = [(m.start(), m["host"]) for m in _PATH_HOST_RE.finditer(text)]
+    if not paths:
+        return
+    opens = [m.start() for m in _OPENS_RE.finditer(text)]
+    starts = reading.logical_starts
+    for offset, host in paths:
+        line = reading.logical(offset)
+        i = bisect.bisect_left(opens, starts[line])
+        if i < len(opens) and (line + 1 == len(starts) or opens[i] < starts[line + 1]):
+            yield offset, host
+
+
+def host_offsets(raw: str) -> Iterator[tuple[Reading, int, str]]:
+    """``(reading, offset, host)`` for each host ``raw`` names (offsets in ``reading``)."""
+    reading = read(raw)
+    text = reading.joined
+    if "\u3002" in text:
+        text = _IDEOGRAPHIC_DOT_RE.sub(".", text)
+    seen: dict[tuple[str, str], str | None] = {}  # (form, as written) -> host, or None: not one
+    found = [(form, m.start(), m["host"]) for form, rx in _FORMS for m in rx.finditer(text)]
+    found += [("bare", offset, host) for offset, host in _path_hosts(reading, text)]
+    for form, offset, written in found:
+        key = (form, written)
+        if key not in seen:
+            seen[key] = _host_of(form, written)
+        host = seen[key]
+        if host is not None:
+            yield reading, offset, host
+
+
+def _host_of(form: str, written: str) -> str | None:
+    host = _clean(written)
+    if form == "url":
+        host = _address(host)
+    if form == "bare":
+        return host if _bare_host(host) else None
+    return host if _is_host(host) else None
+
+
+def hosts_in(text: str) -> set[str]:
+    """The hosts ``text`` names in a URL, an ``scp``-style target, a network command or a
+    download written without a scheme."""
+    return {host for _, _, host in host_offsets(text)}
+
+
+def known_hosts(texts: Iterable[str]) -> frozenset[str]:
+    """Every host-like name in ``texts`` (the user's requests, the current skill): an edit may
+    name these. Generous on purpose: a bare ``api.internal.dev`` in a request counts."""
+    known: set[str] = set()
+    for text in texts:
+        known |= hosts_in(text)
+        words = read(text).text
+        if "\u3002" in words:
+            words = _IDEOGRAPHIC_DOT_RE.sub(".", words)
+        known.update(_clean(m.group()) for m in _DOMAIN_RE.finditer(words))
+    return frozenset(known)
+
+
+def is_loopback(host: str) -> bool:
+    return host in LOOPBACK_HOSTS or host.endswith(".localhost") or host.startswith("127.")
