@@ -114,7 +114,9 @@ def requests_of(items: Sequence[Item]) -> list[str]:
 def _screened(
     lines: Sequence[str], screen: ScreenContext
 ) -> tuple[list[str], tuple[tuple[str, tuple[Finding, ...]], ...]]:
-    """Guidance lines the edit screen passes, and those it refuses with their findings."""
+    """Guidance lines the edit screen passes, and those it refuses with their findings: each
+    line alone, then the kept ones read together (a download on one line and its run on the
+    next pass one by one), dropping each line a finding of theirs points at."""
     kept: list[str] = []
     refused: list[tuple[str, tuple[Finding, ...]]] = []
     for line in lines:
@@ -123,6 +125,18 @@ def _screened(
             refused.append((line, findings))
         else:
             kept.append(line)
+    while kept:
+        owner = [i for i, line in enumerate(kept) for _ in line.split("\n")]
+        together = screen_text("\n".join(kept), screen)
+        flagged = {owner[f.line - 1] for f in together if f.line}
+        if not together:
+            break
+        if not flagged:  # a finding on the text as a whole: no line of it is kept
+            flagged = set(range(len(kept)))
+        for i in sorted(flagged):
+            mine = tuple(f for f in together if not f.line or owner[f.line - 1] == i)
+            refused.append((kept[i], mine))
+        kept = [line for i, line in enumerate(kept) if i not in flagged]
     return kept, tuple(refused)
 
 
