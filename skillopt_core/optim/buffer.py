@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from skillopt_core.records import Edit
@@ -39,6 +39,28 @@ class RejectedBuffer:
             if entry.alone or counts[key] >= 2:
                 blocked.add(key)
         return blocked
+
+    def compacted(self, limit: int) -> RejectedBuffer:
+        """The buffer with one entry per edit and at most ``limit`` of the optimizer's own, which
+        blocks exactly what this one blocks. Each rejection appended an entry, so a buffer
+        carried across nights grew for as long as a project was used. An edit keeps its place
+        of last rejection, ``alone`` set when it is blocked (a second rejection of an edit only
+        warned about still blocks it); past ``limit`` the edits rejected longest ago go (one may
+        be proposed again, and the gate weighs it again). The user's refusals (step -1, their
+        entry kept) always stay."""
+        blocked = self.blocked_keys()
+        latest: dict[tuple[str, str, str], RejectedEdit] = {}
+        users: dict[tuple[str, str, str], RejectedEdit] = {}
+        for entry in self.entries:
+            key = entry.edit.key()
+            if entry.step == -1:
+                users[key] = entry
+            latest.pop(key, None)  # re-inserted: ordered by last rejection
+            latest[key] = entry
+        kept = [replace(users.get(k, e), alone=k in blocked) for k, e in latest.items()]
+        engine = [i for i, entry in enumerate(kept) if entry.step != -1]
+        dropped = set(engine[: max(len(engine) - limit, 0)])
+        return RejectedBuffer(e for i, e in enumerate(kept) if i not in dropped)
 
     def for_prompt(self, limit: int = 20) -> list[dict[str, Any]]:
         """Most recent rejections first, one per edit, for the reflection prompt."""

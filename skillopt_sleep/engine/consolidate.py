@@ -162,44 +162,12 @@ def consolidate(
     )
 
 
-def _key(entry: Mapping[str, Any]) -> tuple[str, str, str]:
-    edit = entry.get("edit") or {}
-    fold = " ".join  # whitespace-folded, as the buffer compares edits (Edit.key)
-    return (
-        str(edit.get("op", "")),
-        fold(str(edit.get("anchor", "")).split()),
-        fold(str(edit.get("content", "")).split()),
-    )
-
-
 def compact_rejected(
     entries: Sequence[Mapping[str, Any]], limit: int = MAX_REJECTED
 ) -> tuple[Mapping[str, Any], ...]:
-    """The rejected-edit buffer to carry to the next night: one entry per edit, and at most
-    ``limit`` of the engine's own. Every night appended what it rejected, the same edit again
-    each time it was rejected again, so the buffer (read, written and copied into each kept
-    night's run state every night) grew for as long as the project was used. An edit keeps
-    its place of last rejection and what the buffer decides by: blocked (rejected alone, or
-    twice) or only warned about (rejected once in a bundle: a second rejection blocks it).
-    Past ``limit``, the edits rejected longest ago go first (one may be proposed again, and
-    the gate weighs it again); the user's refusals (step -1) always stay."""
-    latest: dict[tuple[str, str, str], Mapping[str, Any]] = {}
-    users: dict[tuple[str, str, str], Mapping[str, Any]] = {}
-    seen: dict[tuple[str, str, str], int] = {}
-    blocked: set[tuple[str, str, str]] = set()
-    for entry in entries:
-        key = _key(entry)
-        seen[key] = seen.get(key, 0) + 1
-        if entry.get("alone") or seen[key] >= 2:
-            blocked.add(key)
-        if entry.get("step") == -1:
-            users[key] = entry
-        latest.pop(key, None)  # re-inserted: ordered by last rejection
-        latest[key] = entry
-    kept = [{**users.get(key, entry), "alone": key in blocked} for key, entry in latest.items()]
-    engine = [i for i, entry in enumerate(kept) if entry.get("step") != -1]
-    dropped = set(engine[: max(len(engine) - limit, 0)])
-    return tuple(entry for i, entry in enumerate(kept) if i not in dropped)
+    """The rejected-edit buffer (as run state holds it) to carry to the next night: see
+    :meth:`~skillopt_core.optim.buffer.RejectedBuffer.compacted`."""
+    return tuple(RejectedBuffer.from_json(entries).compacted(limit).to_json())
 
 
 def _size_refusal(history: Sequence[Mapping[str, Any]], view: str, config: SleepConfig) -> str:

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from skillopt_core.errors import StorageError
+from skillopt_core.records import Edit
 from skillopt_sleep.engine.state import ProjectState, read_json
 from skillopt_sleep.stage._live import adopt_order
 from skillopt_sleep.stage.proposal import load_manifest, set_state, sha256, staged_bytes
@@ -112,20 +113,19 @@ def after_rollback(state: ProjectState, rolled_back: Path) -> list[str]:
     return out
 
 
-Edit = tuple[str, str, str, str]  # file, op, anchor, content (whitespace-folded)
+EditKey = tuple[str, str, str, str]  # file, then Edit.key(): op, anchor, content
 
 
-def _edit(skill: object, edit: dict[str, Any]) -> Edit:
-    fold = " ".join  # as the rejected-edit buffer compares edits
-    return (
-        str(skill),
-        str(edit.get("op", "")),
-        fold(str(edit.get("anchor", "")).split()),
-        fold(str(edit.get("content", "")).split()),
-    )
+def _edit(skill: object, edit: dict[str, Any]) -> EditKey | None:
+    """``edit`` of file ``skill`` as the rejected-edit buffer tells edits apart (None: not an
+    edit)."""
+    try:
+        return (str(skill), *Edit.from_json(edit).key())
+    except (KeyError, ValueError, TypeError):
+        return None
 
 
-def _accepted_edits(directory: Path) -> set[Edit] | None:
+def _accepted_edits(directory: Path) -> set[EditKey] | None:
     """The edits a proposal makes (its report's accepted ones); None when its report is
     missing or damaged."""
     try:
@@ -135,12 +135,13 @@ def _accepted_edits(directory: Path) -> set[Edit] | None:
     edits = report.get("edits", []) if isinstance(report, dict) else None
     if not isinstance(edits, list):
         return None
-    return {
+    keys = {
         _edit(e.get("skill", ""), e) for e in edits if isinstance(e, dict) and e.get("accepted")
     }
+    return {key for key in keys if key is not None}
 
 
-def _holds_any(directory: Path, manifest: dict[str, Any], refused: set[Edit]) -> bool:
+def _holds_any(directory: Path, manifest: dict[str, Any], refused: set[EditKey]) -> bool:
     """Whether the proposal in ``directory`` makes one of the ``refused`` edits: by its report's
     edits, or, without a readable report (a library caller staged none, or it was deleted or
     damaged), by any refused edit's text in its staged files (it may bring one back)."""
@@ -158,7 +159,7 @@ def _holds_any(directory: Path, manifest: dict[str, Any], refused: set[Edit]) ->
     return any(edit[3] and edit[3] in whole for edit in refused)
 
 
-def _refused_by_user(state: ProjectState) -> set[Edit]:
+def _refused_by_user(state: ProjectState) -> set[EditKey]:
     """The edits the user refused (``reject``, ``rollback``: step -1 in the rejected-edit
     buffer), which no proposal offered again may bring back; none when it cannot be read."""
     try:
@@ -171,7 +172,9 @@ def _refused_by_user(state: ProjectState) -> set[Edit]:
         for entry in entries if isinstance(entries, list) else []:
             edit = entry.get("edit") if isinstance(entry, dict) else None
             if isinstance(edit, dict) and entry.get("step") == -1:
-                refused.add(_edit(skill, edit))
+                key = _edit(skill, edit)
+                if key is not None:
+                    refused.add(key)
     return refused
 
 
