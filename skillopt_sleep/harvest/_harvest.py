@@ -34,7 +34,7 @@ from skillopt_sleep.harvest._build import Draft, clean_path, draft, fingerprint
 from skillopt_sleep.harvest._events import FileState
 from skillopt_sleep.harvest._gone import Listings, gone, looked_into, place
 from skillopt_sleep.harvest._index import Delivered, FileRow, HarvestIndex, digest
-from skillopt_sleep.harvest._lines import NotARegularFile, continues, stat_id, unchanged
+from skillopt_sleep.harvest._plan import Plan, discover, plan_reads
 from skillopt_sleep.harvest._reading import (
     ReadJob,
     ReadOutcome,
@@ -43,7 +43,7 @@ from skillopt_sleep.harvest._reading import (
     read_all,
     read_file,
 )
-from skillopt_sleep.harvest._registry import HarvestConfig, Source, Unreadable, select
+from skillopt_sleep.harvest._registry import HarvestConfig, Source, select
 from skillopt_sleep.harvest._stats import HarvestStats, Tally
 from skillopt_sleep.records import Session
 
@@ -80,59 +80,6 @@ def session_ref(session: Session) -> str:
 
 
 @dataclass
-class _Plan:
-    """What a run does with one source's files."""
-
-    jobs: list[ReadJob]  # files to read
-    absent: list[FileRow]  # committed rows of files not discovered (gone, or not looked for)
-    unplaced: dict[str, str]  # path digest -> place, of rows written before places were kept
-
-
-def _plan(
-    source: Source,
-    paths: dict[str, str],
-    index: HarvestIndex,
-    cutoff: float | None,
-    tally: Tally,
-) -> _Plan:
-    """What to read: new files from the start, grown ones from their offset, nothing else."""
-    rows = index.rows(source.name)
-    plan = _Plan([], [], {})
-    jobs = plan.jobs
-    for fkey, path in paths.items():
-        tally.files_seen += 1
-        row = rows.get(fkey)
-        if row is not None and not row.place:
-            plan.unplaced[fkey] = place(path)
-        try:
-            fid = stat_id(path)
-            if row is not None and unchanged(row.fid, fid):
-                tally.files_unchanged += 1
-                continue
-            if cutoff is not None and fid.mtime_ns / 1e9 < cutoff:
-                tally.skipped_files["older than --since (left unread)"] += 1
-                continue
-            resumable = row is not None and continues(path, row.fid, fid, row.offset)
-        except NotARegularFile:
-            tally.skipped_files["not a regular file (a pipe or a device)"] += 1
-            continue
-        except OSError:
-            tally.skipped_files["unreadable file"] += 1
-            continue
-        if row is not None and resumable:
-            if not row.in_scope:
-                tally.files_unchanged += 1  # another project's session grew: nothing to read
-                continue
-            jobs.append(ReadJob(path, fid, row.offset, index.state(fkey), True, fkey=fkey))
-            continue
-        if row is not None:
-            tally.skipped_files["rewritten or truncated (re-read)"] += 1
-        jobs.append(ReadJob(path, fid, 0, None, False, rewritten=row is not None, fkey=fkey))
-    plan.absent = [row for fkey, row in rows.items() if fkey not in paths]
-    return plan
-
-
-@dataclass
 class _SourceRun:
     """One source's share of a run: what to read, and what each session key came to."""
 
@@ -140,7 +87,7 @@ class _SourceRun:
     tally: Tally
     discovered: dict[str, str]  # path digest -> path; files moved away no longer count
     complete: bool  # discovery could read every place it looked into
-    plan: _Plan
+    plan: Plan
     delivered: dict[str, Delivered]  # committed: what each session key emitted before
     reasons: dict[str, str] = field(default_factory=dict)  # key -> why it made no session
     emitted: dict[str, tuple[int, ...]] = field(default_factory=dict)  # key -> its counts
@@ -148,29 +95,6 @@ class _SourceRun:
     rewritten: set[str] = field(default_factory=set)  # keys with a file rewritten in place
     reads: dict[str, ReadJob] = field(default_factory=dict)  # fkey -> how it was read (no state)
     kept: dict[str, FileState] = field(default_factory=dict)  # states of multi-file sessions
-
-
-def _discover(source: Source, config: HarvestConfig, tally: Tally) -> tuple[dict[str, str], bool]:
-    """The source's files by path digest, and whether every place could be read (unreadable
-    ones are counted by name, redacted). Paths are kept as strings: a ``Path`` costs several
-    times more memory per file."""
-    found: dict[str, str] = {}
-    complete = True
-    try:
-        for item in source.discover(config):
-            if isinstance(item, Unreadable):
-                complete = False
-                tally.skipped_files[
-                    f"unreadable: {clean_path(str(item.path))} ({item.reason})"
-                ] += 1
-            else:
-                path = str(item)
-                found[digest(path)] = path
-    except OSError as exc:
-        complete = False
-        where = clean_path(str(exc.filename or "transcript directory"))
-        tally.skipped_files[f"unreadable: {where} ({exc.strerror or exc})"] += 1
-    return found, complete
 
 
 class HarvestRun:
@@ -244,8 +168,8 @@ class HarvestRun:
         runs: list[_SourceRun] = []
         for source in self._selected:
             tally = Tally(source.harness)
-            paths, complete = _discover(source, self._config, tally)
-            plan = _plan(source, paths, index, cutoff, tally)
+            paths, complete = discover(source, self._config, tally)
+            plan = plan_reads(source, paths, index, cutoff, tally)
             runs.append(
                 _SourceRun(source, tally, paths, complete, plan, index.delivered(source.name))
             )
