@@ -21,6 +21,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "harvest",
     "mine",
     "night",
+    "refused",
     "config",
     "mcp",
     "install",

@@ -25,7 +25,7 @@ app = typer.Typer(
         "user's and <project>/.skillopt-sleep/); each project's nights, proposals and backups "
         "in its state folder, which `skillopt-sleep status` prints (SKILLOPT_SLEEP_HOME moves "
         "them).\n\n"
-        "--json: on stdout, a JSON array where a command lists things (proposals, doctor, "
+        "--json: on stdout, a JSON array where a command lists things (proposals, refused, doctor, "
         "harvest, mine, install, uninstall), one object a line from daemon, else one JSON "
         "object; warnings and errors go to stderr, never into the JSON.\n\n" + EXIT_CODES_HELP
     ),

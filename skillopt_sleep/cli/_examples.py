@@ -57,6 +57,17 @@ HELP_EXTRAS: dict[str, tuple[tuple[str, ...], str]] = {
         ("skillopt-sleep rollback", "skillopt-sleep rollback 20260101-031700 --force"),
         "writes the live files the adopt replaced, from its backups in <state>.",
     ),
+    "refused": (
+        ("skillopt-sleep refused", "skillopt-sleep refused --by you --json"),
+        "reads the rejected-edit buffers in <state>/optimizer.json; writes nothing.",
+    ),
+    "refused forget": (
+        (
+            "skillopt-sleep refused forget 3f9a0c21d4",
+            "skillopt-sleep refused forget --all --by you",
+        ),
+        "writes <state>/optimizer.json (the rejected-edit buffers); no proposal, no live file.",
+    ),
     "mcp": (
         ("skillopt-sleep mcp -p ~/code/app",),
         "what each tool call does (status, run, report, adopt ...), in that project's <state>.",

@@ -1,5 +1,6 @@
-"""The engine's library API besides ``run_night``: adopt / reject / rollback (this module),
-status and proposals (:mod:`.views`), reports (:mod:`.report_view`), all importable from here.
+"""The engine's library API besides ``run_night``: adopt / reject / rollback and the refused
+edits (this module), status and proposals (:mod:`.views`), reports (:mod:`.report_view`), all
+importable from here.
 
 Never prints; raises :mod:`skillopt_core.errors` classes that carry their exit codes. Each
 command first recovers an adopt or rollback cut short; what that did is in its message, or in
@@ -12,6 +13,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from skillopt_core.errors import SkillOptError
 from skillopt_sleep.engine.records import AdoptResult
@@ -19,12 +21,19 @@ from skillopt_sleep.engine.report_view import read_report, report_path
 from skillopt_sleep.engine.state import ProjectState
 from skillopt_sleep.engine.views import backend_health, interrupted, list_proposals, status
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from skillopt_sleep.stage.refused import ForgetResult, RefusedEdit, Who
+
 __all__ = [
     "adopt",
     "backend_health",
+    "forget_refused",
     "interrupted",
     "list_proposals",
     "read_report",
+    "refused",
     "reject",
     "report_path",
     "rollback",
@@ -128,6 +137,47 @@ def reject(project: PathLike, proposal: str | None = None) -> AdoptResult:
             name, manifest = transaction.reject(state, proposal)
     files = tuple(f["live_path"] for f in manifest["files"])
     return AdoptResult(name, "rejected", files, message="; ".join(recovered))
+
+
+def refused(project: PathLike, *, by: Who | None = None) -> tuple[RefusedEdit, ...]:
+    """The edits the rejected-edit buffers keep from later nights, one per skill file and edit
+    (:func:`~skillopt_sleep.stage.refused.refused_edits`); ``by`` "you" or "gate" keeps only
+    the user's refusals or only the gate's. Read without the lock, as ``status`` reads: a night
+    replaces ``optimizer.json`` in one rename. A project without state has none."""
+    from skillopt_sleep.engine.state import read_json
+    from skillopt_sleep.stage.refused import of_kind, refused_edits
+
+    carry = read_json(ProjectState(project).optimizer_path, {}) or {}
+    return of_kind(refused_edits(carry), by)
+
+
+def forget_refused(
+    project: PathLike,
+    ids: Iterable[str] = (),
+    *,
+    all_: bool = False,
+    by: Who | None = None,
+) -> ForgetResult:
+    """Remove the refused edits ``ids`` names (or, with ``all_``, every one; ``by`` "you" or
+    "gate" keeps that to the user's or the gate's) from the rejected-edit buffers, so a later
+    night may propose them again. All or nothing: an unknown id is a UsageError and nothing is
+    forgotten. Under the project's lock, like ``reject``: a night reads the buffers when it
+    starts and writes them when it ends, and would put back what was forgotten in between.
+    The proposals that held the edits keep their state (a rejected one stays rejected)."""
+    from skillopt_sleep.engine.state import read_json, write_json
+    from skillopt_sleep.stage import transaction
+    from skillopt_sleep.stage.refused import ForgetResult, chosen, refused_edits, without
+
+    state = ProjectState(project)
+    with state.night_lock("skillopt-sleep refused forget"):
+        # first, as every command: a rollback cut short refuses its edits when it is finished
+        recovered = [r.message for r in transaction.recover(state)]
+        with _telling(recovered):
+            carry = read_json(state.optimizer_path, {}) or {}
+            gone = chosen(refused_edits(carry), ids, all_=all_, by=by)
+            if gone:
+                write_json(state.optimizer_path, without(carry, gone))
+    return ForgetResult(gone, "; ".join(recovered))
 
 
 def three_way_diff(project: PathLike, proposal: str | None = None) -> str:

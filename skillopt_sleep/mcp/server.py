@@ -55,6 +55,9 @@ from skillopt_sleep.mcp.views import (
     HarvestView,
     MineView,
     ProposalsView,
+    RefusedBy,
+    RefusedLimit,
+    RefusedView,
     ReportView,
 )
 from skillopt_sleep.mcp.workspace import resolve_project, root_paths
@@ -289,6 +292,18 @@ def build_server(
         root = project_of(project, roots)
         every = list_proposals(root)
         return ProposalsView(str(root), len(every), tuple(every[-limit:]))
+
+    @tool(READ_ONLY)
+    def refused(
+        roots: Roots, project: Project = None, by: RefusedBy = None, limit: RefusedLimit = 20
+    ) -> RefusedView:
+        """The edits no night may propose again, newest last: the user's (rejected or rolled
+        back proposals) and the gate's, each with its id, skill file, who refused it and the
+        gate's delta; `total` counts them all. Only the user may forget one, in a terminal."""
+        from skillopt_sleep.engine.api import refused as engine_refused
+
+        root = project_of(project, roots)
+        return RefusedView.of(str(root), engine_refused(root, by=by), limit)
 
     @tool(READ_ONLY)
     def report(

@@ -1,4 +1,5 @@
-"""The few MCP results the engine has no record for: a harvest preview, a mine preview, a report.
+"""The few MCP results the engine has no record for: a harvest preview, a mine preview, a report,
+the refused edits.
 
 Everything else a tool returns is an engine record (``Status``, ``Proposal``, ``AdoptResult``,
 a job view with its night's counts, :class:`~skillopt_sleep.mcp.jobfile.NightOutcome`), so the
@@ -8,12 +9,15 @@ output schemas follow the engine and are never copied.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Annotated, Literal
+
+from pydantic import Field
 
 from skillopt_sleep._display import displayable
 from skillopt_sleep.engine.records import Proposal, StagedReport
+from skillopt_sleep.stage.refused import RefusedEdit
 
 if TYPE_CHECKING:
     from skillopt_sleep.mine.config import FamilySummary
@@ -110,3 +114,44 @@ class ReportView:
             {"proposal_state": shown.state, "note": note, "path": shown.path}, indent=2
         )
         return cls(shown.proposal, shown.state, note, shown.path, shown.format, text)
+
+
+# the `refused` tool's arguments (beside its result: the SDK reads them at import, as
+# skillopt_sleep.mcp.arguments's)
+RefusedLimit = Annotated[
+    int, Field(ge=1, le=200, description="Most refused edits listed, the newest.")
+]
+RefusedBy = Annotated[
+    Literal["you", "gate"] | None,
+    Field(description="Only the user's refusals (you) or only the gate's (gate); default both."),
+]
+REFUSED_NOTE = (
+    "A night never proposes an edit listed here as blocking. Only the user can lift a refusal: "
+    "ask them to run `skillopt-sleep refused forget ID` in a terminal (there is no tool for it)."
+)
+
+
+@dataclass(frozen=True)
+class RefusedView:
+    """The newest ``edits`` of the ``total`` the rejected-edit buffers keep from later nights
+    (up to 500 of the gate's a skill file, and every one the user refused), their text with
+    control and bidi characters shown as escapes; ``note`` says who may forget them."""
+
+    project: str
+    total: int
+    edits: tuple[RefusedEdit, ...]
+    note: str = REFUSED_NOTE
+
+    @classmethod
+    def of(cls, project: str, edits: Sequence[RefusedEdit], limit: int) -> RefusedView:
+        shown = tuple(
+            replace(
+                e,
+                skill=displayable(e.skill),
+                anchor=displayable(e.anchor),
+                content=displayable(e.content),
+                rationale=displayable(e.rationale),
+            )
+            for e in edits[-limit:]
+        )
+        return cls(project, len(edits), shown)
