@@ -7,12 +7,24 @@ commit, so a night whose commit failed is not in the history twice; one lost bet
 added by the next night from the copy in the night's folder (:func:`restore_history`). A
 proposal staged by a night killed before its commit is removed by the next one
 (:func:`discard_unfinished`), which replays its sessions.
+
+The history keeps the last ``HISTORY_KEEP`` nights (:func:`trim_history`, after the line is
+appended): `status` shows the last 10, a report's chart the last 30, ``report <id>`` finds a
+night of the last year, and restoring a lost line needs only the newest. The line of the
+earliest night is kept too: a night's harvest window starts ``night.since`` before it
+(``gather.nights_began``). The file is rewritten only once it holds ``HISTORY_SLACK`` lines
+more, atomically (a temp file synced, then renamed: a kill leaves the old or the new file), and
+never when a line cannot be read: the readers say so and how to repair it, as they did.
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
+from skillopt_core.errors import SkillOptError
 from skillopt_sleep.engine.records import NightReport
 from skillopt_sleep.engine.reporting import summary_line
 from skillopt_sleep.engine.state import (
@@ -21,9 +33,12 @@ from skillopt_sleep.engine.state import (
     read_json,
     read_lines,
     write_json,
+    write_private,
 )
 
 HISTORY_LINE = "history-line.json"  # a night's history line, kept until it is in history.jsonl
+HISTORY_KEEP = 365  # nights kept in history.jsonl: a year (about 300 bytes a night)
+HISTORY_SLACK = 30  # lines over HISTORY_KEEP before it is rewritten: once a month, not nightly
 
 
 def discard_unfinished(state: ProjectState, index: Any) -> list[str]:
@@ -90,7 +105,44 @@ def save_night(
     index.commit(night=report.night_id)  # finished: its sessions are consumed
     _append_history(state, report, line)
     state.prune_nights(keep)
+    with contextlib.suppress(SkillOptError, OSError):  # tidying up never fails a night
+        trim_history(state)
     return report
+
+
+def trim_history(state: ProjectState) -> int:
+    """Keep the last ``HISTORY_KEEP`` lines of the history and its earliest night's (see the
+    module doc); returns how many lines were dropped. Call it holding the night lock."""
+    path = state.history_path
+    data = path.read_bytes() if path.is_file() else b""
+    if data.count(b"\n") <= HISTORY_KEEP + HISTORY_SLACK or not data.endswith(b"\n"):
+        return 0  # little to drop, or a torn last line: the next append cuts it first
+    try:
+        records = read_lines(path)
+    except SkillOptError:  # a damaged line: never dropped unseen
+        return 0
+    lines = [line for line in data.splitlines(keepends=True) if line.strip()]
+    if len(lines) != len(records) or len(lines) <= HISTORY_KEEP + HISTORY_SLACK:
+        return 0  # the file changed under us, or blank lines counted: nothing to do
+    kept = set(range(len(lines) - HISTORY_KEEP, len(lines)))
+    earliest = _earliest(records)
+    if earliest is not None:
+        kept.add(earliest)
+    write_private(path, b"".join(lines[i] for i in sorted(kept)))
+    return len(lines) - len(kept)
+
+
+def _earliest(records: Sequence[Mapping[str, Any]]) -> int | None:
+    """The line of the earliest night start, read as ``gather.nights_began`` reads them."""
+    found: tuple[datetime, int] | None = None
+    for number, record in enumerate(records):
+        try:
+            started = datetime.fromisoformat(str(record.get("started_at")))
+        except ValueError:
+            continue
+        if started.tzinfo is not None and (found is None or started < found[0]):
+            found = (started, number)
+    return found[1] if found else None
 
 
 def _append_history(state: ProjectState, report: NightReport, line: dict[str, Any]) -> None:

@@ -11,8 +11,11 @@ night ends as :mod:`.finish` says (report, then the harvest index's commit, then
 line), which also repairs what a killed night left. A night's folder (``nights/<id>``) gets its
 ``report.json`` last; once a night holds the lock it removes earlier folders without one (a
 killed, stopped or failed night's working files), and it keeps the newest ``KEEP_NIGHTS``
-finished ones. A dry run removes no folder, as it discards no proposal and commits nothing; its
-own folder (its replays, when it had any) has no report, so the next real night removes it.
+finished ones (the history, the harvest index's night rows and the archive's cached family
+verdicts are kept bounded too: see :mod:`.finish`, ``harvest._index_retention`` and
+``mine._retention``). A dry run removes no folder, as it discards no proposal and commits
+nothing; its own folder (its replays, when it had any) has no report, so the next real night
+removes it.
 """
 
 from __future__ import annotations
@@ -69,6 +72,15 @@ def _night_id(now: datetime, state: ProjectState) -> str:
         number += 1
         candidate = f"{base}-{number}"
     return candidate
+
+
+def _retain_verdicts(state: ProjectState) -> None:
+    """Drop the archive's cached family verdicts no recent night used (``mine._retention``,
+    one transaction); tidying up never fails a night."""
+    from skillopt_sleep.mine.archive import open_archive
+
+    with contextlib.suppress(SkillOptError), open_archive(state.archive_path) as archive:
+        archive.retain_confirmations()
 
 
 def _nothing_new(config: SleepConfig, first_night: bool) -> str:
@@ -181,6 +193,8 @@ class _Night:
             state, config, harvested, self.night_id, roles.optimizer, self.tick
         )
         del harvested  # its candidates are in the archive now
+        if not self.dry_run:  # housekeeping under the lock: cached verdicts no night uses
+            _retain_verdicts(state)
         self._lap("mine")
         self.tick("mine", 1, 1)
         basics = self._basics(sessions, mined)

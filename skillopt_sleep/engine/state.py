@@ -8,7 +8,8 @@
         optimizer.json        what carries across nights: rejected edits, meta notes, nights closed
         nights/<id>/          one night's run directories (core trainer state) and report.json,
                               written last (a folder without one: a night that did not finish)
-        history.jsonl         one summary line per finished night (what `status` reads)
+        history.jsonl         one summary line per finished night (what `status` reads;
+                              the last year's, see engine.finish.trim_history)
         staging/<id>/         staged proposals (files, diff, manifest, reports)
         backups/<id>/         live files as they were before an adopt (links into by-sha256/)
         backups/by-sha256/    each distinct backed-up content stored once
@@ -122,8 +123,9 @@ def _finished(night: Path) -> bool:
 
 # what an atomic write (rundir.atomic_write_bytes) writes first: ``.<name>.`` and mkstemp's part
 _TEMP_FILE = re.compile(r"\..+\.[a-z0-9_]{8}")
-# the state files written only under the night lock, beside which a kill can leave one
-_LOCKED_FILES = ("optimizer.json", "project.json")
+# the state files written only under the night lock, beside which a kill can leave one (the
+# history is appended to, and rewritten whole when it is trimmed)
+_LOCKED_FILES = ("optimizer.json", "project.json", "history.jsonl")
 
 
 def _remove(folders: list[Path]) -> list[Path]:

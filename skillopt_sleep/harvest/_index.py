@@ -23,6 +23,8 @@ delete (Claude Code after 30 days) leave no row behind, and SQLite reuses the pa
 The file is 0600 in a 0700 directory (SQLite gives its journal the same mode). Stored text is
 redacted again when the redaction rules change (see ``_reseal``). A rollback
 journal, not WAL: a cold harvest writes tens of MB of fresh pages, which WAL would write twice.
+A night's commit keeps only its project's newest finished-night rows, and the file is vacuumed
+when most of it is free (:mod:`._index_retention`).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from skillopt_core.errors import BusyError
 from skillopt_core.redaction import rules_fingerprint
 from skillopt_sleep._sqlite import guarded, wipe_free_pages
 from skillopt_sleep.harvest._events import FileState
+from skillopt_sleep.harvest._index_retention import trim_nights, vacuum_if_worth_it
 from skillopt_sleep.harvest._index_schema import (
     COLUMNS,
     Delivered,
@@ -138,7 +141,8 @@ class HarvestIndex:
         return f"night:{self._project}:"
 
     def finished_nights(self) -> set[str]:
-        """The nights whose commit recorded them (see :meth:`commit`), for the bound project."""
+        """The nights whose commit recorded them (see :meth:`commit`), for the bound project:
+        the newest ``NIGHT_ROWS`` of them (:mod:`._index_retention`)."""
         prefix = self._night_prefix()
         with _guarded(self._where):
             rows = self._db.execute(
@@ -304,7 +308,9 @@ class HarvestIndex:
     def commit(self, night: str = "") -> None:
         """Make this run's records the index's checkpoint (one transaction); ``night`` is
         recorded in the same transaction, so a night whose sessions were consumed is known to
-        have finished (:meth:`finished_nights`), and one killed before is known not to have."""
+        have finished (:meth:`finished_nights`), and one killed before is known not to have;
+        only the newest nights are kept, and a night's commit may vacuum the file after (see
+        :mod:`._index_retention`)."""
         if not self._record:
             raise RuntimeError("this run was bound read-only (record=False): nothing to commit")
         with _guarded(self._where):
@@ -320,9 +326,12 @@ class HarvestIndex:
                     "INSERT OR REPLACE INTO meta VALUES (?, '1')",
                     (f"{self._night_prefix()}{night}",),
                 )
+                trim_nights(self._db, self._night_prefix())
             self._db.execute("COMMIT")
         self._writing = False
         self._clear()
+        if night:
+            vacuum_if_worth_it(self._db, int(BUSY_TIMEOUT_S * 1000))
 
     def rollback(self) -> None:
         """Forget what this run would have recorded."""

@@ -11,6 +11,14 @@ optimizer's answer on whether a candidate family is one task, by the hash of its
 rules redacts what it holds again (see ``_reredact``). Deleted text is overwritten on disk
 (``secure_delete``): a request forgotten for a secret leaves no copy in the file.
 
+Retention of ``confirmations``: a family's hash changes whenever its members do, so verdicts on
+families that no longer exist pile up. Each archive opened that asks for or stores a verdict is
+a *run*; when it closes, the verdicts it used are stamped with that run in ``confirmations_used``
+(its own table: an older version's two-column inserts still work). A night then drops, in one
+transaction, the verdicts no run used for ``CONFIRM_KEEP_RUNS`` runs and, beyond
+``CONFIRM_CAP``, the longest unused ones; a verdict the last run used is never dropped (see
+:mod:`._retention`). A dropped verdict only costs one model call, within the night's budget.
+
 ``PRAGMA user_version`` is :data:`ARCHIVE_VERSION` once every archived request is kept as the miner
 keeps requests now (:func:`kept_text`); an archive of an older version is brought up to it when
 it is opened, so what those versions archived under older rules is never mined again.
@@ -58,6 +66,7 @@ CREATE TABLE IF NOT EXISTS embeddings (
 CREATE TABLE IF NOT EXISTS families (
     id TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, spec TEXT NOT NULL, updated_night TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS confirmations (family_hash TEXT PRIMARY KEY, groups TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS confirmations_used (family_hash TEXT PRIMARY KEY, run INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
@@ -150,6 +159,7 @@ class Archive:
         if str(path) != ":memory:":  # it holds the requests themselves: the owner's only
             private_dir(self.path.parent)
             private_file(self.path)
+        self._used: set[str] = set()  # verdicts asked for or stored (stamped at close)
         self._db = sqlite3.connect(str(self.path))
         self._db.execute("PRAGMA secure_delete = ON")
         self._db.executescript(_SCHEMA)
@@ -216,7 +226,19 @@ class Archive:
         return cls(project_state_dir(project) / ARCHIVE_NAME)
 
     def close(self) -> None:
+        from skillopt_sleep.mine._retention import stamp_used
+
+        if self._used:  # a stamp that cannot be written only costs a model call later
+            with contextlib.suppress(sqlite3.Error):
+                stamp_used(self._db, self._used)
+            self._used.clear()
         self._db.close()
+
+    def retain_confirmations(self) -> int:
+        """Drop the verdicts no recent run used (see the module doc); returns how many."""
+        from skillopt_sleep.mine._retention import retain_confirmations
+
+        return retain_confirmations(self._db)
 
     def __enter__(self) -> Archive:
         return self
@@ -350,9 +372,13 @@ class Archive:
         row = self._db.execute(
             "SELECT groups FROM confirmations WHERE family_hash = ?", (family_hash,)
         ).fetchone()
-        return [list(g) for g in json.loads(row[0])] if row else None
+        if row is None:
+            return None
+        self._used.add(family_hash)
+        return [list(g) for g in json.loads(row[0])]
 
     def put_confirmation(self, family_hash: str, groups: list[list[int]]) -> None:
+        self._used.add(family_hash)
         with self._db:
             self._db.execute(
                 "INSERT OR REPLACE INTO confirmations VALUES (?, ?)",

@@ -7,7 +7,9 @@ request the model leaves out stays with the first group, and a reply that cannot
 embedding decision. Answers are cached in the archive by the hash of the family's sorted request
 texts, so a family is asked about again only when its members change, and a cached answer costs no
 call. Families are checked in a fixed order (largest first, then by hash): the same archive and
-budget always ask about the same families.
+budget always ask about the same families. Every family is looked up in the cache, even once the
+budget is spent, so the archive knows which verdicts a night still uses: it drops the others
+after a while (``mine._retention``), and one dropped is asked again within the budget.
 
 Purpose ``mine_confirm_family``; the ``mock`` backend answers it deterministically (every family
 confirmed) through the handler registered here, so a mock night runs the step end to end.
