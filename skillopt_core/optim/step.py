@@ -6,6 +6,10 @@ The screen (:mod:`skillopt_core.skill.screen`) refuses an edit that would write 
 procedure needs (a download run as code, secrets sent, a host nobody named, the user overridden,
 invisible characters, a forged marker, a secret): it never reaches the gate, which a fooled
 grader could pass, and joins the rejected-edit buffer blocked, its findings leading its rationale.
+An ``add`` that writes the opposite of a learned line ("Never include a Testing section" beside
+"Always include a Testing section", skill/_contradiction.py) becomes a ``replace`` of that line,
+which the gate weighs: it weighs only tonight's tasks, and the agent would read both for good.
+Any other edit that does so is refused like the screen's, its reason naming the line to replace.
 
 A step changes the loop (a new skill version, the rejected-edit buffer) but does not commit it:
 the trainer does. A call budget that runs out while a bundle is credited or pruned stops the step
@@ -28,6 +32,8 @@ from skillopt_core.optim.slow import requests_of
 from skillopt_core.records import Edit, EditOutcome, Item, ScoredRollout
 from skillopt_core.rundir import atomic_write_json, atomic_write_text
 from skillopt_core.skill import apply_edits
+from skillopt_core.skill._contradiction import as_replacement
+from skillopt_core.skill.edits import CONTRADICTION_PREFIX
 from skillopt_core.skill.screen import (
     REFUSED_PREFIX,
     Finding,
@@ -37,6 +43,8 @@ from skillopt_core.skill.screen import (
     refused_edit,
     split_screened,
 )
+
+_REFUSALS = (REFUSED_PREFIX, CONTRADICTION_PREFIX)  # refused unweighed, on the edit's own text
 
 
 def run_step(
@@ -60,7 +68,7 @@ def run_step(
         room=room_note(skill, cfg.gate),
     )
     blocked = loop.rejected.blocked_keys()
-    proposed = [e for o in outcomes for e in o.edits]
+    proposed = [as_replacement(skill, e) for o in outcomes for e in o.edits]
     screen = _screen_context(loop, skill)
     allowed, refused = split_screened([e for e in proposed if e.key() not in blocked], screen)
     for edit, findings in refused:  # refused alone and unweighed: blocked, no delta to blame
@@ -133,9 +141,11 @@ def _remember_refusals(
     loop: LoopContext, outcomes: Sequence[EditOutcome], step: int, record: dict[str, Any]
 ) -> None:
     """Edits the screen refused once applied (what they wrote completed a line into something
-    it refuses): blocked in the buffer like those refused before selection."""
+    it refuses), and edits that contradict a learned line they keep: blocked in the buffer like
+    those refused before selection, the reason leading the rationale that the next reflection
+    reads (for a contradiction, the learned line to ``replace`` instead)."""
     for outcome in outcomes:
-        if not outcome.applied and outcome.reason.startswith(REFUSED_PREFIX):
+        if not outcome.applied and outcome.reason.startswith(_REFUSALS):
             loop.rejected.add([refused_edit(outcome.edit, outcome.reason)], 0.0, step)
             record.setdefault("refused_edits", []).append(
                 {**outcome.edit.to_json(), "reason": outcome.reason}

@@ -17,6 +17,8 @@ import re
 from collections.abc import Sequence
 
 from skillopt_core.records import ApplyReport, Edit, EditOp, EditOutcome
+from skillopt_core.skill._contradiction import CONTRADICTION_PREFIX as CONTRADICTION_PREFIX
+from skillopt_core.skill._contradiction import contradiction_refusal
 from skillopt_core.skill.anchors import EXACT, AnchorMatch, find_anchor
 from skillopt_core.skill.document import (
     MARKER_TOKEN,
@@ -211,7 +213,10 @@ def apply_edits(
     An edit whose written lines, or the learned text it leaves, the edit screen objects to
     (:func:`~skillopt_core.skill.screen.screen_change`) is skipped, its reason starting with
     :data:`~skillopt_core.skill.screen.REFUSED_PREFIX`; ``screen`` says which hosts the user
-    named (without it, the host rule is off)."""
+    named (without it, the host rule is off). An edit that writes a line saying the opposite of
+    a learned line it keeps is skipped too, its reason starting with
+    :data:`CONTRADICTION_PREFIX` and naming that line
+    (:func:`~skillopt_core.skill._contradiction.contradiction_refusal`)."""
     outcomes: list[EditOutcome] = []
     for edit in edits:
         new, reason = _apply_one(text, edit)
@@ -222,6 +227,8 @@ def apply_edits(
             outcomes.append(EditOutcome(edit, False, "edit would alter a protected region"))
         elif findings:
             outcomes.append(EditOutcome(edit, False, refusal(findings)))
+        elif clash := contradiction_refusal(text, new):
+            outcomes.append(EditOutcome(edit, False, clash))
         else:
             text = new
             outcomes.append(EditOutcome(edit, True, reason or "applied"))
