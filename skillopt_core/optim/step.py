@@ -70,7 +70,8 @@ def run_step(
     blocked = loop.rejected.blocked_keys()
     proposed = [as_replacement(skill, e) for o in outcomes for e in o.edits]
     screen = _screen_context(loop, skill)
-    allowed, refused = split_screened([e for e in proposed if e.key() not in blocked], screen)
+    fresh = [e for e in proposed if e.key() not in blocked]
+    allowed, refused = split_screened(fresh, screen)
     for edit, findings in refused:  # refused alone and unweighed: blocked, no delta to blame
         loop.rejected.add([refused_edit(edit, refusal(findings))], 0.0, step)
     blocked = loop.rejected.blocked_keys()
@@ -86,6 +87,7 @@ def run_step(
         "train_hard": sum(s.score.hard for s in scored) / max(1, len(scored)),
         "failures": sum(1 for s in scored if s.score.hard < 1.0),
         "proposed": len(proposed),
+        "refused_before": len(proposed) - len(fresh),  # blocked in the buffer already
         "selected": len(selected),
         "minibatches": len(outcomes),
         "dropped_minibatches": [o.dropped_reason for o in outcomes if o.dropped_reason],

@@ -75,6 +75,7 @@ class Consolidation:
     gate_split: Literal["val", "train"]
     carry: Carry
     full: str = ""  # why nothing was learned when the size budget refused it all ("": not so)
+    stale: str = ""  # why nothing was learned when every edit proposed was refused before
 
 
 def tonight_lr(config: SleepConfig, nights_closed: int) -> int:
@@ -159,6 +160,7 @@ def consolidate(
             nights=carry.nights + 1,
         ),
         full="" if result.accepted else _size_refusal(result.history, view, config),
+        stale="" if result.accepted else _refused_before(result.history, rejected_now),
     )
 
 
@@ -190,6 +192,35 @@ def _size_refusal(history: Sequence[Mapping[str, Any]], view: str, config: Sleep
         "edits would have grown it past that and were refused unweighed; delete or shorten lines "
         "of its learned block, or raise train.max_learned_chars"
     )
+
+
+def _refused_before(
+    history: Sequence[Mapping[str, Any]], rejected: Sequence[Mapping[str, Any]]
+) -> str:
+    """Why the night learned nothing when what the optimizer came up with was refused before
+    (by the user or the gate: the rejected-edit buffer blocks it), or "": every edit it proposed
+    was such an edit, or it proposed none while the buffer blocks some. Said plainly, it was
+    "the optimizer proposed no edit", and a project whose every idea had been refused looked
+    like one with nothing left to learn, with no pointer to the way out."""
+    proposed = sum(int(r.get("proposed", 0)) for r in history)
+    before = sum(int(r.get("refused_before", 0)) for r in history)
+    way_out = (
+        "`skillopt-sleep refused` lists them, and `skillopt-sleep refused forget ID` lets a "
+        "night propose one again"
+    )
+    if proposed:
+        if before < proposed:
+            return ""
+        return f"every edit the optimizer proposed ({proposed}) was refused before: {way_out}"
+    blocked = len(RejectedBuffer.from_json(rejected).blocked_keys())
+    if not blocked:
+        return ""
+    edits = (
+        "1 edit it came up with before is"
+        if blocked == 1
+        else (f"{blocked} edits it came up with before are")
+    )
+    return f"the optimizer proposed no edit, and {edits} refused (by you or the gate): {way_out}"
 
 
 def _guard_evidence(env: NightEnvironment, result: TrainResult, roles: Roles) -> None:

@@ -198,10 +198,13 @@ def full_night(
     edits = edit_views(runs)
     accepted = sum(1 for e in edits if e.accepted)
     full = [f"{run.path}: {run.result.full}" for run in runs if run.result.full]
+    stale = [f"{run.path}: {run.result.stale}" for run in runs if run.result.stale]
     if changes:
         outcome, message = "staged", f"{accepted} edit(s) passed the gate"
     elif full:  # edits were proposed, and refused unweighed for the learned text's size
         outcome, message = "no change", "no edit fits: " + "; ".join(full)
+    elif stale and not edits:  # proposed, but each one refused before: none was new
+        outcome, message = "no change", "nothing new to try: " + "; ".join(stale)
     elif runs and not edits:  # not "no edit improved": none was ever put to the gate
         outcome, message = "no change", "the optimizer proposed no edit (it asked for no change)"
     else:
