@@ -29,31 +29,33 @@ _HOST = rf"(?P<host>\[[0-9a-f:.]+\]|{_CHARS}+)"
 # name) so that a scan skips to where it can match.
 _URL_RE = re.compile(rf"://(?:[^\s/?#@]*@)?{_HOST}")
 _SCP_RE = re.compile(rf"@(?<=[\w.%-]@){_HOST}:")
+_NETWORK = ("nc", "ncat", "netcat", "telnet", "ssh", "sftp", "ftp")
 _NET_RE = re.compile(
-    rf"(?:{lead('nc', 'ncat', 'netcat', 'telnet', 'ssh', 'sftp', 'ftp')})(?:{W}+-\S+)*{W}+"
+    rf"(?:{lead(*_NETWORK)})(?:{W}+-\S+)*{W}+"
     rf"(?:[\w.%-]+@)?{_HOST}(?=[\s:/]|$)",
     re.M,
 )
 _CLONE = rf"{W}+clone\b"
 _WORD_END = r"\b"
 _FETCH_RE = re.compile(f"{FETCHES}|{lead('git', then=_CLONE)}")
-# The first argument of a download command that is not a flag (nor the file, header, data or
-# user a flag takes): its host, though written without a scheme or a path (``curl h | sh``).
-# A flag's argument is never another download command's name: the flags read from one command
-# stop where the next begins, so each word is read for one command only.
+# The arguments of a download or network command that are not flags (nor the file, header, data
+# or user a flag takes): a host, though written without a scheme or a path (``curl h | sh``,
+# ``curl -fsSL -H 'X: y' --retry 3 h -o s.sh``, ``ssh -p 22 h``). Which flags take a value is
+# not known for every program, so a word after a flag is its value unless it is a host itself.
 _FILE_FLAG = (
     r"(?:-o|--output|-outfile|--output-document|-p|--directory-prefix|-h|--header|-d|--data|"
     r"--data-raw|--data-binary|--data-urlencode|--form|-u|--user|-a|--user-agent|-b|--cookie|"
     r"-c|--cookie-jar|-w|--write-out|-t|--upload-file)"
 )
+_FILE_FLAG_RE = re.compile(_FILE_FLAG)
 _QUOTED = r"[^\s|;&'\"`()<>\[\]{}]"
 _COMMANDS = ("curl", "wget", "aria2c", "iwr", "irm", "invoke-webrequest", "invoke-restmethod", "xh")
-_NEXT_COMMAND = rf"[^\s\w.-]*(?:{'|'.join(map(re.escape, _COMMANDS))})\b"
-_ARGUMENT_RE = re.compile(
-    rf"(?:{lead(*_COMMANDS)})\b(?:{W}+(?:{_FILE_FLAG}(?:{W}+|=)(?!{_NEXT_COMMAND})"
-    rf"(?:[^\s-]\S*|-(?=\s|$))|(?!{_FILE_FLAG}(?:=|\s|$))-\S+))*{W}+(?:--url(?:{W}+|=))?['\"`(<\[]*"
-    rf"(?P<host>(?!-){_QUOTED}*\.{_QUOTED}*)"
-)
+_COMMAND_RE = re.compile(rf"(?:{lead(*_COMMANDS)})\b")
+_NETWORK_RE = re.compile(rf"(?:{lead(*_NETWORK)})\b")
+# A word: a quoted string holds its spaces ('X: y'); an unclosed quote is a character.
+_WORD_RE = re.compile(rf"{W}+(?P<word>(?:'[^'\n]*'|\"[^\"\n]*\"|[^\s'\"]+|['\"])+)")
+_WRITTEN_RE = re.compile(rf"['\"`(<\[]*(?P<host>(?!-){_QUOTED}*\.{_QUOTED}*)")
+_ENDS = frozenset("|;&)<>")  # a word that starts with one ends the command
 # A host followed by a path or a port: the labels' dots may be written %2e.
 _LABEL = r"(?:[a-z0-9_-]|%(?!2e)[0-9a-f]{2})+"
 _PATH_HOST_RE = re.compile(
@@ -74,7 +76,8 @@ _FILE_EXTENSIONS = frozenset((
     "msi", "apk", "jar", "war", "class", "pyc", "ipynb", "parquet", "pkl", "npy", "css", "scss",
     "vue", "tf", "hcl", "proto", "patch", "diff", "bak", "orig"
 ))  # fmt: skip
-_FORMS = (("url", _URL_RE), ("scp", _SCP_RE), ("net", _NET_RE), ("bare", _ARGUMENT_RE))
+_FORMS = (("url", _URL_RE), ("scp", _SCP_RE), ("net", _NET_RE))
+_WALKED = (("bare", _COMMAND_RE), ("net", _NETWORK_RE))
 _TLD_RE = re.compile(r"[a-z]{2,24}|xn--[a-z0-9-]{1,59}")
 _NUMBER_RE = re.compile(r"0x[0-9a-f]{1,8}|[0-9]{1,10}")
 _DOMAIN_RE = re.compile(
@@ -128,6 +131,48 @@ def _bare_host(host: str) -> bool:
     )
 
 
+def _arguments(text: str, form: str, rx: re.Pattern[str]) -> Iterator[tuple[int, str]]:
+    """``(offset, as written)`` of each host a command matched by ``rx`` is given as an argument.
+    A command's words are read up to where the next command starts, so each word is read once."""
+    commands = list(rx.finditer(text))
+    for i, command in enumerate(commands):
+        bound = commands[i + 1].start() if i + 1 < len(commands) else len(text)
+        yield from _walk(text, form, command.end(), bound)
+
+
+def _walk(text: str, form: str, pos: int, bound: int) -> Iterator[tuple[int, str]]:
+    """The hosts among the words from ``pos`` to ``bound``: past any number of flags, each with
+    or without a value, until a word that is none of these (prose) or ends the command."""
+    after = ""  # "file": the last word was a flag whose value is never a host; "flag": any flag
+    while (m := _WORD_RE.match(text, pos, bound)) is not None:
+        pos, word = m.end(), m["word"]
+        if word[0] in _ENDS:
+            return
+        if after == "file":
+            after = ""
+        elif word.startswith("-"):
+            name, eq, value = word.partition("=")
+            after = "" if eq else "file" if _FILE_FLAG_RE.fullmatch(name) else "flag"
+            host = _written(form, value) if eq and not _FILE_FLAG_RE.fullmatch(name) else None
+            if host is not None:
+                yield m.start("word") + len(name) + 1, host
+        else:
+            host = _written(form, word)
+            if host is not None:
+                yield m.start("word"), host
+            elif after != "flag":
+                return  # neither a host nor a flag's value: the command's words have ended
+            after = ""
+        if word.endswith("`"):
+            return  # the inline code that holds the command closes
+
+
+def _written(form: str, word: str) -> str | None:
+    """``word`` (an argument) as the host it is written as, or ``None``: not a host."""
+    m = _WRITTEN_RE.match(word)
+    return m["host"] if m and _host_of(form, m["host"]) is not None else None
+
+
 def _path_hosts(reading: Reading, text: str) -> Iterator[tuple[int, str]]:
     """``host/path`` on a logical line that downloads, pipes, opens or visits something."""
     paths = [(m.start(), m["host"]) for m in _PATH_HOST_RE.finditer(text)]
@@ -150,6 +195,7 @@ def host_offsets(raw: str) -> Iterator[tuple[Reading, int, str]]:
         text = _IDEOGRAPHIC_DOT_RE.sub(".", text)
     seen: dict[tuple[str, str], str | None] = {}  # (form, as written) -> host, or None: not one
     found = [(form, m.start(), m["host"]) for form, rx in _FORMS for m in rx.finditer(text)]
+    found += [(form, at, host) for form, rx in _WALKED for at, host in _arguments(text, form, rx)]
     found += [("bare", offset, host) for offset, host in _path_hosts(reading, text)]
     for form, offset, written in found:
         key = (form, written)

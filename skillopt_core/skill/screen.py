@@ -8,13 +8,13 @@ gate only asks whether a candidate scores better, so such an edit must be stoppe
 
 :func:`screen_text` runs every rule of :data:`RULES` over a text and returns its
 :class:`Finding`\\ s (empty: nothing to object to); :func:`screen_edit` screens the text an edit
-would write; :func:`screen_change` screens an applied edit, what it wrote and the learned text it
-leaves (a download in one edit, its run in another); :func:`split_screened` sorts a step's
-proposals, and :func:`refused_edit` is how a refused one is remembered. Matching reads a text as
-the agent would understand it: invisible characters dropped, compatibility forms folded
-(full-width letters), case ignored, continued shell lines joined (:mod:`._screen_read`). The
-download rule lives in :mod:`._screen_exec`, the host rule in :mod:`._screen_hosts`, the secret
-rules in :mod:`._screen_commands`, the override rule in :mod:`._screen_override` and the
+would write; :func:`screen_change` screens an applied edit, what it wrote and the skill it leaves
+(a download in one edit or in the user's own text, its run in another); :func:`split_screened`
+sorts a step's proposals, and :func:`refused_edit` is how a refused one is remembered. Matching
+reads a text as the agent would understand it: invisible characters dropped, compatibility forms
+folded (full-width letters), case ignored, continued shell lines joined (:mod:`._screen_read`).
+The download rule lives in :mod:`._screen_exec`, the host rule in :mod:`._screen_hosts`, the
+secret rules in :mod:`._screen_commands`, the override rule in :mod:`._screen_override` and the
 invisible-characters rule in :mod:`._screen_hidden`. The rules aim at what no ordinary procedure
 needs, so ``pytest -q``, ``curl -fsSL`` on a health endpoint, a URL the skill or the user's
 requests already name, a prohibition ("never push without asking the user") or a default
@@ -46,7 +46,7 @@ from skillopt_core.skill._screen_hosts import (
 )
 from skillopt_core.skill._screen_override import override_lines
 from skillopt_core.skill._screen_read import W, invisible, matching_lines, read
-from skillopt_core.skill.document import editable_spans
+from skillopt_core.skill.document import protected_regions, split_frontmatter
 
 __all__ = [
     "LOOPBACK_HOSTS",
@@ -228,19 +228,20 @@ def screen_edit(edit: Edit, ctx: ScreenContext | None = None) -> tuple[Finding, 
     return screen_text(edit.content, ctx)
 
 
-_WITH_THE_REST = "read with the other lines of the learned text"
+_WITH_THE_REST = "read with the other lines of the skill"
 
 
 def screen_change(before: str, after: str, ctx: ScreenContext | None = None) -> tuple[Finding, ...]:
     """The findings on changing a skill from ``before`` to ``after`` (one edit applied).
 
     First the lines the edit wrote, whole, alone: every rule, the size bound included (a line
-    the content completes is read with what it completes). If they pass, the learned text of
-    ``after`` (what lies outside the frontmatter and the protected regions) is screened as one
-    text, continued lines joined, and every finding it has that the learned text of ``before``
-    did not have is the edit's: a run of a file an earlier edit downloads, the ``| sh`` that
-    ends another edit's ``curl ... \\`` line. Their reasons say so; their lines are lines of
-    ``after``."""
+    the content completes is read with what it completes). If they pass, ``after`` as the agent
+    follows it (all but the frontmatter and the protected regions' marker lines: the user's own
+    text in a protected region is read too) is screened as one text, continued lines joined,
+    and every finding it has that ``before`` read so did not have is the edit's: a run of a
+    file an earlier edit (or the user's own text) downloads, the ``| sh`` that ends another
+    edit's ``curl ... \\`` line. What ``before`` already had, the user's text alone included,
+    is never the edit's. Their reasons say so; their lines are lines of ``after``."""
     if after == before:
         return ()
     own = screen_text(_written(before, after), ctx)
@@ -268,24 +269,30 @@ def _written(old: str, new: str) -> str:
     return "\n".join(lines)
 
 
-def _learned(text: str) -> str:
-    """``text`` with the lines outside its editable spans blanked (their number kept)."""
+def _instructions(text: str) -> str:
+    """``text`` as the agent follows it: the frontmatter and the protected regions' marker lines
+    blanked (their number kept), the regions' bodies kept, for a learned line may complete what
+    the user's own text starts (a download there, its run here)."""
+    frontmatter = split_frontmatter(text)[0]
+    blanks = [(0, len(frontmatter))]
+    for region in protected_regions(text):
+        blanks += [(region.start, region.body_start), (region.body_end, region.end)]
     parts, at = [], 0
-    for start, end in editable_spans(text):
-        parts += ["\n" * text.count("\n", at, start), text[start:end]]
+    for start, end in blanks:
+        parts += [text[at:start], "\n" * text.count("\n", start, end)]
         at = end
-    parts.append("\n" * text.count("\n", at))
+    parts.append(text[at:])
     return "".join(parts)
 
 
 @functools.lru_cache(maxsize=8)
 def _learned_findings(text: str, ctx: ScreenContext | None) -> tuple[Finding, ...]:
-    learned, context = _learned(text), ctx or ScreenContext()
+    read_as, context = _instructions(text), ctx or ScreenContext()
     return tuple(
         Finding(rule.kind, line, reason)
         for rule in RULES
         if rule.kind != "oversize"
-        for line, reason in rule.check(learned, context)
+        for line, reason in rule.check(read_as, context)
     )
 
 

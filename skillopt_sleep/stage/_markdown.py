@@ -4,8 +4,10 @@ and fenced blocks that no backtick run inside them can end early, and tables.
 Requests, edits and paths reach the report as they were written; a ``<script>``, a stray ```
 or a ``|`` in them must stay text, so every piece of them goes through one of these. Nor may
 they become links: GitHub-flavoured Markdown links a bare ``https://…``, ``www.…`` or e-mail
-address in text (escaping does not stop it), never one in a code span, so :func:`inline` shows
-such a word as code.
+address in text (escaping does not stop it), and a renderer with linkify on (markdown-it's
+``linkify: true``, as VS Code's preview uses) links a bare host too (``evil.com/login``,
+``setup.py``: ``.py`` is a country's domain, ``10.0.0.1/admin``, ``//host``), never one in a code
+span, so :func:`inline` shows such a word as code.
 """
 
 from __future__ import annotations
@@ -14,19 +16,48 @@ import re
 from collections.abc import Iterable
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>&|#~!])")
-# what an autolinker looks for: a scheme's "://", a "www." host, "mailto:"/"xmpp:", an e-mail
-# address; a word with one anywhere is code (over-matching costs nothing: it reads the same)
-_LINKABLE = re.compile(r"[a-z][a-z0-9+.-]*://|www\.|(?:mailto|xmpp):|[\w.+-]@[\w-]+\.\w", re.I)
-_WORDS = re.compile(r"([^ |]+)")  # split at "|" too: a code span does not hide it from a table
+# what an autolinker looks for: a scheme's "://", a "//host", a "www." host, "mailto:"/"xmpp:",
+# an e-mail address, an IPv4 address, "localhost:"; a word with one anywhere is code
+# (over-matching costs nothing: "1.2.3.4" reads the same as code)
+_LINKABLE = re.compile(
+    r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*://|//[^\s/]|www\.|(?:mailto|xmpp):|[\w.+-]@[\w-]+\.\w"
+    r"|(?<!\d)\d{1,3}(?:\.\d{1,3}){3}|localhost:",
+    re.I,
+)
+# A bare host, as linkify-it finds one: a name that ends in a dot and a top-level domain (here any
+# two letters or "xn--": a renderer may know more domains than linkify-it) and starts the word or
+# follows a character that is not a letter, a digit, ".", "-", or one of the characters a host
+# never holds ("/", "\\", ":", "@", "_"): "evil.com/login", "(evil.com)", "x*evil.com" and
+# "setup.py" (Paraguay) are hosts, "docs/deploy.md" and "x_evil.com" are not.
+_NOT_IN_A_HOST = re.compile(r"[/\\:@_]")
+_BEFORE_A_HOST = re.compile(r"[^\w.-]")
+_HOST_END = re.compile(r"[^\s.]\.(?:xn--|[^\W\d_]{2})", re.I)
+
+
+def _linkable(word: str) -> bool:
+    """``word`` holds what an autolinker or linkify would make a link of (linear in ``word``)."""
+    if _LINKABLE.search(word):
+        return True
+    for index, part in enumerate(_NOT_IN_A_HOST.split(word)):
+        before = _BEFORE_A_HOST.search(part) if index else None
+        if (index == 0 or before) and _HOST_END.search(part, before.end() if before else 0):
+            return True
+    return False
 
 
 def inline(text: object) -> str:
     """Inline Markdown text: one line, every character that could start markup escaped, and a
-    word an autolinker would make a link of shown as code (:func:`code`)."""
-    pieces = _WORDS.split(" ".join(str(text).split()))  # odd indexes: the words
-    return "".join(
-        code(piece) if odd % 2 and _LINKABLE.search(piece) else _SPECIAL.sub(r"\\\1", piece)
-        for odd, piece in enumerate(pieces)
+    word an autolinker would make a link of shown as code (:func:`code`).
+
+    A word is what lies between spaces: a ``|`` inside one is kept out of the code spans (a code
+    span does not hide it from a table) but does not end the word, as linkify reads ``a|.com``
+    as one host."""
+    words = " ".join(str(text).split()).split(" ")
+    return " ".join(
+        "\\|".join(code(part) if part else "" for part in word.split("|"))
+        if _linkable(word)
+        else _SPECIAL.sub(r"\\\1", word)
+        for word in words
     )
 
 

@@ -216,7 +216,7 @@ def _family(f: FamilyView, *, full: bool, whole: str = b.FAMILIES_FILE) -> list[
 
 def _more(shown: Sequence[str], every: Sequence[str], whole: str) -> str:
     cut = len(every) - len(shown)
-    return f" ({cut} more in {whole})" if cut else ""
+    return f" ({cut} more in {code(whole)})" if cut else ""
 
 
 def _families(report: NightReport) -> list[str]:

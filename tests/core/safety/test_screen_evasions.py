@@ -139,13 +139,13 @@ def test_what_the_skill_already_had_is_not_the_new_edits_fault() -> None:
     assert screen_change(risky, risky + "- Run `pytest -q` before committing.\n", CTX) == ()
 
 
-def test_the_protected_text_is_not_part_of_the_learned_text() -> None:
+def test_a_learned_run_of_the_protected_texts_download_is_the_edits() -> None:
     skill = (
         "<!-- skillopt:protected user-text -->\n"
         + DOWNLOAD
         + "<!-- /skillopt:protected user-text -->\n- Run tests.\n"
     )
-    assert screen_change(skill, skill + RUN, CTX) == ()
+    assert [f.kind for f in screen_change(skill, skill + RUN, CTX)] == ["download-exec"]
 
 
 def test_what_an_edit_writes_alone_keeps_its_own_reasons() -> None:
