@@ -73,4 +73,5 @@ def _cached(
             sizes.update((h, len(blob)) for h, blob in fresh.items())
             done += len(part)
     stream = archive.embedding_stream(hashes, key)
-    return embedder.assemble_stream([sizes[h] for h in hashes], stream), len(missing)
+    vectors = embedder.assemble_stream([sizes[h] for h in hashes], stream, texts)
+    return vectors, len(missing)

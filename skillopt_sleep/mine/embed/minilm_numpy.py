@@ -89,6 +89,10 @@ class MiniLMNumpyEmbedder(MiniLMEmbedder):
         else:
             self.cache_key = f"minilm-numpy-tokens-v1:{model or PACKAGE}"
 
+    def vocab_file(self) -> Path:
+        found = encoder_dir(self.model_ref)
+        return found / "vocab.txt" if found is not None else super().vocab_file()
+
     def _load(self) -> Any:
         if self._model is None:
             from skillopt_sleep.mine.embed._bert import BertEncoder, ModelFilesError

@@ -29,7 +29,8 @@ letter by letter and most Chinese characters as ``[UNK]``, so the mean of those 
 request of one script alike (all Russian requests one family). A request written in a script
 other than Latin therefore takes only its vocabulary words (the code words it mixes in:
 "customer", "npm audit") into its static vector, and a pair in which either request has none is
-compared by the TF-IDF cosine alone (``similarity``).
+compared by the TF-IDF cosine alone (``similarity``). Which pieces those are is ``_scripts``',
+shared with the MiniLM embedders.
 
 Needs numpy, scipy and scikit-learn only; a missing data file (a broken install) makes ``auto``
 fall back to ``tfidf`` once no MiniLM is there either.
@@ -37,7 +38,6 @@ fall back to ``tfidf`` once no MiniLM is there either.
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -48,6 +48,7 @@ import numpy as np
 
 from skillopt_sleep.mine.embed import EMBEDDERS
 from skillopt_sleep.mine.embed._int8 import dequantise
+from skillopt_sleep.mine.embed._scripts import lexical_where, load_pieces, non_latin
 from skillopt_sleep.mine.leftovers import Leftovers
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -82,7 +83,7 @@ class StaticTable:
 
     def token_ids(self, text: str) -> np.ndarray:
         ids: np.ndarray = self.tokenizer.encode(text)[1:-1]  # without [CLS]/[SEP]
-        return ids[~self.foreign[ids]] if _non_latin(text) else ids
+        return ids[~self.foreign[ids]] if non_latin(text) else ids
 
     def vectors(self, ids: np.ndarray) -> np.ndarray:
         return dequantise(self.rows[ids], self.scales[ids])
@@ -90,28 +91,14 @@ class StaticTable:
 
 @lru_cache(maxsize=2)
 def load_table(data: Path = DATA) -> StaticTable:
-    from skillopt_sleep.mine.embed._bert import WordPiece
-
     if not static_available(data):
         raise RuntimeError(f"static embedder unavailable: {data} lacks {', '.join(FILES)}")
     rows = np.load(data / "static_vectors.npy", mmap_mode="r")
     scales = np.load(data / "static_scales.npy")
-    tokenizer = WordPiece(data / "vocab.txt")
-    if rows.shape[0] != len(scales) or len(tokenizer.vocab) != len(scales):
+    pieces = load_pieces(data / "vocab.txt")
+    if rows.shape[0] != len(scales) or len(pieces.tokenizer.vocab) != len(scales):
         raise RuntimeError(f"static embedder data in {data} is inconsistent")
-    foreign = np.zeros(len(scales), dtype=bool)
-    for token, index in tokenizer.vocab.items():
-        word = token.removeprefix("##")
-        foreign[index] = token == "[UNK]" or _non_latin(word) or not any(c.isalnum() for c in word)
-    return StaticTable(rows, scales, zipf_prior(len(scales)), tokenizer, foreign)
-
-
-def _non_latin(text: str) -> bool:
-    """Whether ``text`` has a letter of a script other than Latin (the vocabulary's)."""
-    return not text.isascii() and any(
-        char.isalpha() and not char.isascii() and "LATIN" not in unicodedata.name(char, "")
-        for char in text
-    )
+    return StaticTable(rows, scales, zipf_prior(len(scales)), pieces.tokenizer, pieces.foreign)
 
 
 @dataclass(frozen=True)
@@ -178,8 +165,7 @@ class StaticEmbedder:
         lexical = np.clip(np.asarray(blocked_dot(a.lexical, b.lexical)), 0.0, 1.0)
         mixed = (1.0 - LEXICAL_WEIGHT) * semantic + LEXICAL_WEIGHT * lexical
         # a request with no vocabulary word has no static vector: the lexical cosine alone
-        blind = ~_has_vector(a.dense)[:, None] | ~_has_vector(b.dense)[None, :]
-        return np.asarray(np.where(blind, lexical, mixed), dtype=np.float32)
+        return lexical_where(~_has_vector(a.dense), ~_has_vector(b.dense), lexical, mixed)
 
 
 def _has_vector(dense: np.ndarray) -> np.ndarray:
