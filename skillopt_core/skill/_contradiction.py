@@ -18,8 +18,8 @@ Precision comes first, because a refused edit is blocked for good in the rejecte
   linter" against "Never run the linter"); two negatives ("never skip") are left alone;
 - two instructions are about the same subject when their content words (polarity words, stop
   words and the presence verbs use / include / add / mention removed, plurals folded, heading
-  and header read as section) are the same set, or when their instructions before a colon or a
-  dash are the same set and share a quoted or backticked term;
+  and header read as section) are the same set, or when their instructions before a colon are
+  the same set and share a quoted or backticked term;
 - a line with a condition or an exception anywhere ("unless", "except", "if", "when", "only",
   "but", ...) is left alone, as are headings, tables, HTML comments, questions and code blocks.
 """
@@ -33,6 +33,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from skillopt_core.records import Edit, EditOp
+from skillopt_core.skill.anchors import find_anchor
 from skillopt_core.skill.document import editable_spans
 
 __all__ = [
@@ -55,7 +56,7 @@ _SKIPPED_LINE_RE = re.compile(r"[ \t]*(?:#|\||<!--|>)")
 _BULLET_RE = re.compile(r"[ \t]*(?:[-*+]|\d+[.)])[ \t]+")
 _QUOTED_RE = re.compile(r"`([^`\n]+)`|\"([^\"\n]+)\"|(?<![\w'])'([^'\n]+)'(?![\w'])")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?;])\s+")
-_HEAD_END_RE = re.compile(r":\s|\s[-\u2013\u2014]\s")
+_HEAD_END_RE = re.compile(r":\s")  # "instruction: why"; a dash often qualifies it
 _WORD_RE = re.compile(r"\x00\d+\x00|[a-z0-9]+(?:['./_-][a-z0-9]+)*")
 _PLACEHOLDER_RE = re.compile(r"\x00(\d+)\x00")
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
@@ -87,8 +88,9 @@ _CONDITIONAL = _words(
     "unless except excepting exception if when whenever where wherever only but otherwise "
     "until while provided providing whether sometimes usually typically generally"
 )
+# prepositions are content: "deploy by Friday" is not "deploy on Friday", "sync from" not "to"
 _STOP = _words(
-    "a an the and or of to in on for with from by at as is are be been being it its this that "
+    "a an the and or of as is are be been being it its this that "
     "these those your you we our their there please also just then so do does"
 )
 _MID_NEGATION = _words("not never no don't dont doesn't won't can't cannot")
@@ -100,7 +102,7 @@ class Claim:
     """One instruction read from a sentence: its ``polarity`` (1 do, -1 do not, 0 none stated),
     the ``verb`` its instruction opens with ("" for an article or a quoted term: a bare sentence
     counts as an imperative only against a prohibition of that verb), its content words, and
-    those of its part before a colon or a dash with the quoted terms that part holds."""
+    those of its part before a colon with the quoted terms that part holds."""
 
     polarity: int
     verb: str
@@ -269,22 +271,29 @@ def contradiction_refusal(before: str, after: str) -> str:
 
 
 def as_replacement(text: str, edit: Edit) -> Edit:
-    """``edit`` itself, or, for an ``add`` that says the opposite of a learned line of ``text``,
-    a ``replace`` of that line with what it adds: the gate then weighs the new instruction
-    against the old one instead of keeping both, and which of the two is right is left to it.
-    Refusing the add instead would block it for good, and it may be the right one."""
+    """``edit`` itself, or, for a one-line ``add`` that says the opposite of exactly one learned
+    line of ``text``, a ``replace`` of that line with it: the gate then weighs the new
+    instruction against the old one instead of keeping both, and which of the two is right is
+    left to it. Refusing the add instead would block it for good, and it may be the right one.
+    Anything else stays as proposed, and :func:`contradiction_refusal` refuses it if it still
+    contradicts: a block of lines (a heading and its list would land inside another list), an
+    add that contradicts several lines, or a line the anchor cannot name uniquely (written
+    twice, or the start of a longer line)."""
     if edit.op is not EditOp.ADD:
         return edit
-    written = [line.strip() for line in edit.content.splitlines() if claims(line.strip())]
-    if not written:
+    lines = [line.strip() for line in edit.content.splitlines() if line.strip()]
+    if len(lines) != 1 or not claims(lines[0]):
         return edit
-    for other in _learned_lines(text):
-        if any(contradicts(line, other) for line in written):
-            return replace(
-                edit,
-                op=EditOp.REPLACE,
-                anchor=other,
-                rationale=f"{edit.rationale} (an add that replaces the learned line it "
-                "contradicts)".lstrip(),
-            )
-    return edit
+    opposed = {other for other in _learned_lines(text) if contradicts(lines[0], other)}
+    if len(opposed) != 1:
+        return edit
+    (other,) = opposed
+    if not find_anchor(text, other).found:
+        return edit
+    return replace(
+        edit,
+        op=EditOp.REPLACE,
+        anchor=other,
+        rationale=f"{edit.rationale} (an add that replaces the learned line it "
+        "contradicts)".lstrip(),
+    )

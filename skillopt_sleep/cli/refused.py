@@ -56,7 +56,7 @@ def refused_command(
 ) -> None:
     """List the refused edits, by skill file (the newest refusal last)."""
     if ctx.invoked_subcommand is not None:  # `refused -p P forget ...`: forget takes them
-        ctx.obj = {"project": project, "json": as_json}
+        ctx.obj = {"project": project, "json": as_json, "by": by}
         return
     from skillopt_sleep.engine.api import refused
 
@@ -64,7 +64,7 @@ def refused_command(
     if as_json:
         emit_json(list(edits))
         return
-    refused_table(edits)
+    refused_table(edits, by)
 
 
 @refused_app.command("forget")
@@ -95,6 +95,7 @@ def forget_command(
     given = ctx.obj if isinstance(ctx.obj, dict) else {}
     project = project if project is not None else given.get("project")
     as_json = as_json or bool(given.get("json"))
+    by = by if by is not None else given.get("by")  # `refused --by gate forget --all`
     result = forget_refused(project_dir(project), ids or (), all_=forget_all, by=by)  # type: ignore[arg-type]
     if as_json:
         emit_json(result)
@@ -103,7 +104,8 @@ def forget_command(
     if result.message:
         console.print(escape(result.message), soft_wrap=True)
     if not result.forgotten:
-        console.print("nothing to forget: no edit is refused")
+        whose = {"you": " of yours", "gate": " of the gate's"}.get(str(by), "")
+        console.print(f"nothing to forget: no edit{whose} is refused")
         return
     count = len(result.forgotten)
     console.print(
@@ -140,12 +142,16 @@ def _by(edit: RefusedEdit) -> str:
     return escape(edit.by) + ("" if edit.blocks else " (warns only)")
 
 
-def refused_table(edits: Sequence[RefusedEdit]) -> None:
+def refused_table(edits: Sequence[RefusedEdit], by: str | None = None) -> None:
     """A table a skill file (its path whole above it, to copy): id, who refused, op, the gate's
     delta, the edit; on a terminal too narrow for it, one line an edit."""
     from skillopt_sleep.cli._render import fits
 
     console = _console()
+    if not edits and by is not None:
+        whose = "yours" if by == "you" else "the gate's"
+        console.print(f"no refused edits of {whose} (`--by` left out lists all of them)")
+        return
     if not edits:
         console.print(
             "no refused edits: nothing keeps a night from proposing an edit (`skillopt-sleep "

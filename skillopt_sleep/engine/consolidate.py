@@ -199,7 +199,7 @@ def _refused_before(
 ) -> str:
     """Why the night learned nothing when what the optimizer came up with was refused before
     (by the user or the gate: the rejected-edit buffer blocks it), or "": every edit it proposed
-    was such an edit, or it proposed none while the buffer blocks some. Said plainly, it was
+    was such an edit, or it proposed none for tasks that failed while the buffer blocks some. Said plainly, it was
     "the optimizer proposed no edit", and a project whose every idea had been refused looked
     like one with nothing left to learn, with no pointer to the way out."""
     proposed = sum(int(r.get("proposed", 0)) for r in history)
@@ -212,8 +212,9 @@ def _refused_before(
         if before < proposed:
             return ""
         return f"every edit the optimizer proposed ({proposed}) was refused before: {way_out}"
+    failed = any(int(r.get("failures", 0)) for r in history)
     blocked = len(RejectedBuffer.from_json(rejected).blocked_keys())
-    if not blocked:
+    if not blocked or not failed:  # a skill every task passes has nothing to learn
         return ""
     edits = (
         "1 edit it came up with before is"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field
@@ -50,13 +50,14 @@ class FamilyPreview:
         """Its first :data:`EXAMPLES` requests, each cut to :data:`EXAMPLE_CHARS` characters, with
         control and bidi characters shown as escapes: a request is the user's (or a pasted page's)
         text, and a harness shows a tool's result on its terminal (:func:`displayable`)."""
-        examples = tuple(_example(text) for text in family.requests[:EXAMPLES])
+        examples = tuple(_shown(text, EXAMPLE_CHARS) for text in family.requests[:EXAMPLES])
         return cls(family.id, family.size, examples, family.judged_by)
 
 
-def _example(request: str) -> str:
-    text = displayable(request)
-    return text if len(text) <= EXAMPLE_CHARS else text[: EXAMPLE_CHARS - 1] + "…"
+def _shown(text: str, limit: int) -> str:
+    """``text`` with controls and bidi characters as escapes, cut to ``limit`` characters."""
+    text = displayable(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,7 @@ class ReportView:
 # the `refused` tool's arguments (beside its result: the SDK reads them at import, as
 # skillopt_sleep.mcp.arguments's)
 RefusedLimit = Annotated[
-    int, Field(ge=1, le=200, description="Most refused edits listed, the newest.")
+    int, Field(ge=1, le=50, description="Most refused edits listed, the newest.")
 ]
 RefusedBy = Annotated[
     Literal["you", "gate"] | None,
@@ -127,8 +128,11 @@ RefusedBy = Annotated[
 ]
 REFUSED_NOTE = (
     "A night never proposes an edit listed here as blocking. Only the user can lift a refusal: "
-    "ask them to run `skillopt-sleep refused forget ID` in a terminal (there is no tool for it)."
+    "ask them to run `skillopt-sleep refused forget ID` in a terminal (there is no tool for it). "
+    "Texts are cut; `skillopt-sleep refused --json` has them whole."
 )
+REFUSED_TEXT_CHARS = 160  # of an edit's anchor, content and rationale each
+REFUSED_BYTES = 6 * 1024  # the edits listed, as JSON: the reply carries them twice (text, data)
 
 
 @dataclass(frozen=True)
@@ -144,14 +148,19 @@ class RefusedView:
 
     @classmethod
     def of(cls, project: str, edits: Sequence[RefusedEdit], limit: int) -> RefusedView:
-        shown = tuple(
+        """The newest ``limit`` of ``edits``, each text cut to ``REFUSED_TEXT_CHARS``, fewer
+        when they would pass ``REFUSED_BYTES``: a harness passes on a small reply only."""
+        shown = [
             replace(
                 e,
                 skill=displayable(e.skill),
-                anchor=displayable(e.anchor),
-                content=displayable(e.content),
-                rationale=displayable(e.rationale),
+                anchor=_shown(e.anchor, REFUSED_TEXT_CHARS),
+                content=_shown(e.content, REFUSED_TEXT_CHARS),
+                rationale=_shown(e.rationale, REFUSED_TEXT_CHARS),
             )
             for e in edits[-limit:]
-        )
-        return cls(project, len(edits), shown)
+        ]
+        sizes = [len(json.dumps(asdict(e), ensure_ascii=False).encode("utf-8")) for e in shown]
+        while len(shown) > 1 and sum(sizes) > REFUSED_BYTES:
+            del shown[0], sizes[0]  # the oldest go first
+        return cls(project, len(edits), tuple(shown))

@@ -20,18 +20,25 @@ _SPECIAL = re.compile(r"([\\`*_\[\]<>&|#~!])")
 # an e-mail address, an IPv4 address, "localhost:"; a word with one anywhere is code
 # (over-matching costs nothing: "1.2.3.4" reads the same as code)
 _LINKABLE = re.compile(
-    r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*://|//[^\s/]|www\.|(?:mailto|xmpp):|[\w.+-]@[\w-]+\.\w"
+    r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*://|//[^\s/]|www\.|(?:mailto|xmpp):|@[\w-]+\.\w"
     r"|(?<!\d)\d{1,3}(?:\.\d{1,3}){3}|localhost:",
     re.I,
 )
-# A bare host, as linkify-it finds one: a name that ends in a dot and a top-level domain (here any
-# two letters or "xn--": a renderer may know more domains than linkify-it) and starts the word or
-# follows a character that is not a letter, a digit, ".", "-", or one of the characters a host
-# never holds ("/", "\\", ":", "@", "_"): "evil.com/login", "(evil.com)", "x*evil.com" and
-# "setup.py" (Paraguay) are hosts, "docs/deploy.md" and "x_evil.com" are not.
+# A bare host, as linkify-it finds one: a name that ends in a dot and a top-level domain and
+# starts the word or follows a character that is not a letter, a digit, ".", "-", or one of the
+# characters a host never holds ("/", "\\", ":", "@", "_"): "evil.com/login", "(evil.com)",
+# "x*evil.com" and "setup.py" (Paraguay) are hosts, "docs/deploy.md" and "x_evil.com" are not.
+# A domain is any two letters (a renderer may know more country domains than linkify-it), "xn--",
+# or a longer one a linkifier knows (linkify-it's fuzzy list and common new ones), so
+# "report.json", "os.path.join" and "Mr.Smith" stay text.
 _NOT_IN_A_HOST = re.compile(r"[/\\:@_]")
 _BEFORE_A_HOST = re.compile(r"[^\w.-]")
-_HOST_END = re.compile(r"[^\s.]\.(?:xn--|[^\W\d_]{2})", re.I)
+_HOST_END = re.compile(
+    r"[^\s.]\.(?:xn--|(?:[^\W\d_]{2}|com|net|org|edu|gov|mil|int|biz|info|pro|name|museum|coop"
+    r"|aero|asia|shop|xxx|web|dev|app|xyz|site|online|tech|cloud|top|club|store|blog)"
+    r"(?![^\W\d_]))",
+    re.I,
+)
 
 
 def _linkable(word: str) -> bool:

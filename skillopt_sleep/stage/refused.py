@@ -15,6 +15,7 @@ and writes the file under the project's lock.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -91,19 +92,17 @@ def _own_rationale(rationale: str) -> str:
     return rationale
 
 
-def _parsed(entry: Any) -> tuple[Edit, float, int, bool] | None:
-    """An entry as (edit, delta, step, alone), as :class:`RejectedEdit` takes them, or None when it is not one (damaged by hand):
-    it is neither listed nor forgotten, and stays as it is."""
+def _parsed(entry: Any) -> tuple[Edit, float | None, int, bool] | None:
+    """An entry as (edit, delta, step, alone), or None when it is not one (damaged by hand): it
+    is neither listed nor forgotten, and stays as it is. A delta that is missing or not a finite
+    number is None (never 0.0, which reads as a score, nor NaN, which is no JSON)."""
     if not isinstance(entry, Mapping) or not isinstance(entry.get("edit"), Mapping):
         return None
     try:
         edit = Edit.from_json(entry["edit"])
-        return (
-            edit,
-            float(entry.get("delta", 0.0)),
-            int(entry.get("step", 0)),
-            bool(entry.get("alone")),
-        )
+        raw = entry.get("delta")
+        delta = float(raw) if isinstance(raw, (int, float)) and math.isfinite(raw) else None
+        return edit, delta, int(entry.get("step", 0)), bool(entry.get("alone"))
     except (KeyError, TypeError, ValueError):
         return None
 
@@ -122,10 +121,12 @@ def refused_edits(carry: Mapping[str, Any]) -> tuple[RefusedEdit, ...]:
     found: list[RefusedEdit] = []
     for skill, entries in _buffers(carry):
         readable = [p for p in map(_parsed, entries) if p is not None]
-        blocked = RejectedBuffer(RejectedEdit(*p) for p in readable).blocked_keys()
-        latest: dict[EditKey, tuple[Edit, int, float]] = {}
+        blocked = RejectedBuffer(
+            RejectedEdit(e, d or 0.0, st, a) for e, d, st, a in readable
+        ).blocked_keys()
+        latest: dict[EditKey, Edit] = {}
         users: dict[EditKey, str] = {}
-        deltas: dict[EditKey, float] = {}
+        deltas: dict[EditKey, float | None] = {}
         for edit, delta, step, _alone in readable:
             key = edit.key()
             if step == -1:
@@ -133,8 +134,8 @@ def refused_edits(carry: Mapping[str, Any]) -> tuple[RefusedEdit, ...]:
             else:
                 deltas[key] = delta
             latest.pop(key, None)  # re-inserted: ordered by last refusal
-            latest[key] = (edit, step, delta)
-        for key, (edit, _step, _delta) in latest.items():
+            latest[key] = edit
+        for key, edit in latest.items():
             found.append(
                 RefusedEdit(
                     id=edit_id(skill, key),

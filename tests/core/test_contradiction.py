@@ -11,6 +11,7 @@ from skillopt_core.skill import apply_edits
 from skillopt_core.skill._contradiction import (
     CONTRADICTION_PREFIX,
     MAX_LINE_CHARS,
+    as_replacement,
     claims,
     contradiction,
     contradiction_refusal,
@@ -184,9 +185,6 @@ def test_an_over_long_line_gives_no_instruction() -> None:
 
 
 def test_an_add_contradicting_a_learned_line_becomes_a_replace_of_it() -> None:
-    from skillopt_core.records import Edit, EditOp
-    from skillopt_core.skill._contradiction import as_replacement
-
     text = "# Skill\n\n- Always include a 'Testing' section.\n- Link the issue.\n"
     add = Edit(EditOp.ADD, "", "- Never include a 'Testing' section.", "reviewers object")
     swapped = as_replacement(text, add)
@@ -200,3 +198,31 @@ def test_an_add_contradicting_a_learned_line_becomes_a_replace_of_it() -> None:
     ]
     for edit in (unrelated, conditional, *other_ops):
         assert as_replacement(text, edit) is edit
+
+
+@pytest.mark.parametrize(
+    ("line", "other"),
+    [
+        ("- Always deploy by Friday.", "- Never deploy on Friday."),
+        ("- Always sync from the server.", "- Never sync to the server."),
+        ("- Always copy files from the backup.", "- Never copy files to the backup."),
+        ("- Always write 'Summary' - at the top.", "- Never write 'Summary' - at the bottom."),
+    ],
+)
+def test_prepositions_and_what_follows_a_dash_tell_instructions_apart(
+    line: str, other: str
+) -> None:
+    assert not contradicts(line, other) and not contradicts(other, line)
+
+
+def test_an_add_is_replaced_in_only_where_the_line_it_contradicts_is_one_and_unique() -> None:
+    never = "- Never include a Summary section."
+    add = Edit(EditOp.ADD, "", "- Always include a Summary section.")
+    longer = f"# S\n\n{never[:-1]}\n{never[:-1]} header in tables.\n"  # starts a longer line
+    twice = f"# S\n\n{never}\n- Link the issue.\n{never}\n"
+    two = f"# S\n\n{never}\n- never include a summary section\n"  # two lines it contradicts
+    for text in (longer, twice, two):
+        assert as_replacement(text, add) is add, text
+        assert apply_edits(text, [add]).outcomes[0].reason.startswith(CONTRADICTION_PREFIX)
+    block = Edit(EditOp.ADD, "", "## Reports\n- Always include a Summary section.")
+    assert as_replacement(f"# S\n\n{never}\n- Link the issue.\n", block) is block

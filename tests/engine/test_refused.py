@@ -275,3 +275,34 @@ def test_a_refused_edit_is_a_frozen_record() -> None:
     edit = RefusedEdit("0123456789", "s", "the gate", "add", "", "x", "", True, -0.1)
     with pytest.raises(AttributeError):
         edit.id = "x"  # type: ignore[misc]
+
+
+def test_the_groups_by_reaches_forget_and_is_said_when_nothing_matches(skill: Path) -> None:
+    """`refused --by gate forget --all` forgot the user's refusals too: the group's --by was
+    dropped on the way to `forget`. An empty list said "no refused edits" whatever --by chose."""
+    project = _project(skill)
+    reject(project, _stage(skill, 5, "- cite the ticket"))
+    code, out, err = _invoke("refused", "-p", str(project), "--by", "gate", "forget", "--all")
+    assert code == 0, err
+    assert "nothing to forget: no edit of the gate's is refused" in out
+    assert [e.by for e in refused(project)] == ["you: rejected"]  # kept for good
+    code, out, _ = _invoke("refused", "-p", str(project), "--by", "gate")
+    assert code == 0 and "no refused edits of the gate's" in out
+
+
+def test_a_delta_that_is_missing_or_not_a_number_is_null(skill: Path) -> None:
+    project = _project(skill)
+    state = ProjectState(project)
+    state.optimizer_path.parent.mkdir(parents=True, exist_ok=True)
+    edit = {"op": "add", "anchor": "", "content": "- x", "rationale": "r"}
+    entries = [
+        {"edit": {**edit, "content": c}, "delta": d, "step": 1, "alone": True}
+        for c, d in (("- nan", float("nan")), ("- text", "0.5"), ("- inf", float("inf")))
+    ]
+    entries.append({"edit": {**edit, "content": "- none"}, "step": 1, "alone": True})
+    state.optimizer_path.write_text(json.dumps({str(skill): {"rejected": entries}}))  # NaN kept
+    assert [e.delta for e in refused(project)] == [None] * 4
+    code, out, err = _invoke("refused", "-p", str(project), "--json")
+    assert code == 0, err
+    strict = json.loads(out, parse_constant=lambda name: pytest.fail(f"{name} is no JSON"))
+    assert [e["delta"] for e in strict] == [None] * 4

@@ -43,7 +43,11 @@ def test_every_proposed_edit_refused_before_is_named_as_such() -> None:
         "`skillopt-sleep refused forget ID` lets a night propose one again"
     )
     assert _refused_before([{"proposed": 3, "refused_before": 2}], ()) == ""  # one was new
-    assert _refused_before([{"proposed": 0}], ()) == ""  # nothing proposed, nothing refused
+    assert _refused_before([{"proposed": 0, "failures": 2}], ()) == ""  # nothing refused
     blocked = [{"edit": {"op": "add", "anchor": "", "content": "- x"}, "delta": -0.1,
                 "step": 1, "alone": True}]  # fmt: skip
-    assert "1 edit it came up with before is refused" in _refused_before([{"proposed": 0}], blocked)
+    failing = [{"proposed": 0, "failures": 2}]
+    assert "1 edit it came up with before is refused" in _refused_before(failing, blocked)
+    # every task passed: nothing to learn, whatever was refused before (it said "nothing new
+    # to try" of a skill already perfect, in run and dry-run)
+    assert _refused_before([{"proposed": 0, "failures": 0}], blocked) == ""

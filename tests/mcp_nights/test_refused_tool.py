@@ -56,3 +56,24 @@ def test_refused_lists_the_newest_and_counts_them_all(tmp_path: Path) -> None:
     assert [e["id"] for e in shown["edits"]] == [e.id for e in refused(project)[-2:]]
     assert shown["edits"][0]["by"] == "you: rejected" and "refused forget" in shown["note"]
     assert gate.structured_content["total"] == 0
+
+
+def test_refused_stays_small_however_long_and_many_the_edits(tmp_path: Path) -> None:
+    """300 refused edits of 900 characters: the newest 50 were 1.2 MB, far over the 16 KB a
+    harness passes on (tests/mcp_nights/test_bounded_outputs.py)."""
+    project = tmp_path / "proj"
+    _rejected(project, [f"- rule {n} " + "long words " * 80 for n in range(300)])
+
+    async def go() -> Any:
+        async with Client(build_server()) as client:
+            return await client.call_tool("refused", {"project": str(project), "limit": 50})
+
+    result = anyio.run(go)
+    assert not result.is_error, result.content
+    text = sum(len(c.text.encode("utf-8")) for c in result.content)
+    assert text + len(json.dumps(result.structured_content).encode("utf-8")) < 16 * 1024
+    shown = result.structured_content
+    assert shown["total"] == 300 and 1 <= len(shown["edits"]) < 50
+    assert shown["edits"][-1]["content"].startswith("- rule 299 ")  # the newest kept
+    assert all(len(e["content"]) <= 160 and e["content"].endswith("…") for e in shown["edits"])
+    assert "--json" in shown["note"]

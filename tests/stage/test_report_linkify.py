@@ -53,8 +53,14 @@ BARE = (
     "evil|.com",  # a "|" is a letter to linkify too
     "a@b.co",
     "user:pass@evil.com",
+    "bob$@evil.com",  # linkify takes more before an "@" than GFM does
+    "bob=@evil.com",
+    ";@evil.co",
+    ",@evil.co",
 )
-PROSE = ("e.g.", "i.e.", "etc.", "v1.2.3", "3.14", "62.5%", "U.S.", "a.m.", "wait...no", "1.5x")
+PROSE = ("e.g.", "i.e.", "etc.", "v1.2.3", "3.14", "62.5%", "U.S.", "a.m.", "wait...no", "1.5x",
+         "report.json", "os.path.join", "self.assertEqual", "df.groupby()", "done.Then",
+         "Mr.Smith", "config.yaml", "package.json")  # fmt: skip
 
 
 def _renderer(fuzzy_ip: bool = True) -> Any:
