@@ -69,7 +69,9 @@ INSTRUCTIONS = (
     "Start with `status`. `dry_run` / `run` start a night in the background and return a job: "
     "poll `night_status` until it is finished. A run only stages a proposal; show the user "
     "`report`, and call `adopt` only when the user explicitly asks for it (`reject` declines, "
-    "`rollback` undoes an adopt). Pass `project`, the absolute path of the user's repository, "
+    "`rollback` undoes an adopt; `refused` lists the edits no night proposes again, and only "
+    "the user can forget one, in a terminal). Pass `project`, the absolute path of the user's "
+    "repository, "
     "unless the client declares it as a workspace root. "
     + (
         "A night runs inside this server on Windows: it stops if the session ends before "

@@ -23,6 +23,7 @@ TOOLS = {
     "night_status",
     "cancel_night",
     "proposals",
+    "refused",
     "report",
     "adopt",
     "reject",
