@@ -126,6 +126,9 @@ class JobView:
     stages: Mapping[str, str] = field(default_factory=dict)  # stage -> "done/total"
     pid: int = 0  # the night process (0: it runs inside the server)
     log: str = ""  # where the night process's output goes ("": it runs inside the server)
+    # keys of the project's config file the night leaves out (the file is not trusted): the user
+    # runs `skillopt-sleep config trust` in a terminal if they wrote it
+    not_used_from_project: tuple[str, ...] = ()
 
 
 def now() -> str:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from skillopt_core.errors import BusyError, SkillOptError, UsageError
+from skillopt_sleep._display import displayable
 from skillopt_sleep.mcp import jobfile
 from skillopt_sleep.mcp.jobfile import JobRecorder, JobState, JobView, NightRunner
 from skillopt_sleep.paths import PRIVATE_FILE_MODE
@@ -81,7 +82,15 @@ class Jobs:
             directory = jobfile.create(project)
             lock = jobfile.hold_lock(directory)
             log = str(directory / jobfile.LOG_FILE) if self.detached else ""
-            view = JobView(directory.name, str(project), dry_run, "running", jobfile.now(), log=log)
+            view = JobView(
+                directory.name,
+                str(project),
+                dry_run,
+                "running",
+                jobfile.now(),
+                log=log,
+                not_used_from_project=tuple(sorted(displayable(k) for k in config.refused)),
+            )
             try:
                 jobfile.write_view(directory, view)
                 if self.detached:

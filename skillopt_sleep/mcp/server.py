@@ -255,7 +255,8 @@ def build_server(
     ) -> JobView:
         """Start a night in a background process that outlives this session: harvest, mine,
         replay, gated edits, stage a proposal. Never changes live files; poll `night_status`,
-        then show `report`."""
+        then show `report`. `not_used_from_project` names the project config's keys left out
+        (the file is not trusted): tell the user."""
         overrides = _overrides(backend, sources, max_tasks, max_calls, since)
         return start(roots, project, False, overrides)
 

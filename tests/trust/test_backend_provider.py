@@ -230,3 +230,17 @@ def test_the_mcp_backend_argument_may_change_the_model(
     assert not result.is_error, _text(result)
     assert called.wait(30)  # a hang guard, not a timing assertion
     assert (seen[0].backends.optimizer, seen[0].backends.target) == ("openai:gpt-5",) * 2
+
+
+def test_an_mcp_night_names_the_project_config_keys_it_leaves_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The CLI warns on stderr; an MCP client saw nothing of the untrusted file's dropped keys."""
+    _user(tmp_path, monkeypatch, OPENAI_USER)
+    project = _project(tmp_path, "[night]\nauto_adopt = true\n[budget]\nmax_calls = 0\n")
+    server, _, called = _recording_server()
+    result = _call(server, "dry_run", {"project": str(project)})
+    assert not result.is_error, _text(result)
+    assert called.wait(30)  # a hang guard, not a timing assertion
+    dropped = result.structured_content["not_used_from_project"]
+    assert dropped == ["budget.max_calls", "night.auto_adopt"]
