@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Mapping
 from datetime import date, datetime, timezone
 from enum import Enum
@@ -46,3 +47,15 @@ def dumps(value: Any, *, indent: int | None = None, ascii_only: bool = False) ->
     """``ascii_only``: every non-ASCII character as an escape (a bidi override in a request
     cannot then act on a terminal that prints the file)."""
     return json.dumps(to_jsonable(value), ensure_ascii=ascii_only, indent=indent)
+
+
+# what a terminal acts on inside a JSON string printed raw: C1 controls (U+009B starts an escape
+# sequence) and the bidi controls; JSON escapes the C0 ones itself
+_ACTS_ON_A_TERMINAL = re.compile("[\u0080-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: str) -> str:
+    """JSON text ``text`` with the characters a terminal acts on written as ``\\uXXXX``
+    escapes: the same JSON to any reader, inert where it is printed (a model's or a transcript's
+    text reaches the terminal through ``--json``)."""
+    return _ACTS_ON_A_TERMINAL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

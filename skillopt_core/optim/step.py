@@ -68,9 +68,11 @@ def run_step(
         room=room_note(skill, cfg.gate),
     )
     blocked = loop.rejected.blocked_keys()
-    proposed = [as_replacement(skill, e) for o in outcomes for e in o.edits]
+    proposed = [e for o in outcomes for e in o.edits]
     screen = _screen_context(loop, skill)
-    fresh = [e for e in proposed if e.key() not in blocked]
+    # an add refused before stays refused once it would become a replace (a new key)
+    converted = ((e, as_replacement(skill, e)) for e in proposed)
+    fresh = [c for e, c in converted if e.key() not in blocked and c.key() not in blocked]
     allowed, refused = split_screened(fresh, screen)
     for edit, findings in refused:  # refused alone and unweighed: blocked, no delta to blame
         loop.rejected.add([refused_edit(edit, refusal(findings))], 0.0, step)

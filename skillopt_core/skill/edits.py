@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from skillopt_core.records import ApplyReport, Edit, EditOp, EditOutcome
 from skillopt_core.skill._contradiction import CONTRADICTION_PREFIX as CONTRADICTION_PREFIX
-from skillopt_core.skill._contradiction import contradiction_refusal
+from skillopt_core.skill._contradiction import contradiction, contradiction_refusal
 from skillopt_core.skill.anchors import EXACT, AnchorMatch, find_anchor
 from skillopt_core.skill.document import (
     MARKER_TOKEN,
@@ -214,10 +214,13 @@ def apply_edits(
     (:func:`~skillopt_core.skill.screen.screen_change`) is skipped, its reason starting with
     :data:`~skillopt_core.skill.screen.REFUSED_PREFIX`; ``screen`` says which hosts the user
     named (without it, the host rule is off). An edit that writes a line saying the opposite of
-    a learned line it keeps is skipped too, its reason starting with
+    a learned line of ``text`` it keeps is skipped too, its reason starting with
     :data:`CONTRADICTION_PREFIX` and naming that line
-    (:func:`~skillopt_core.skill._contradiction.contradiction_refusal`)."""
+    (:func:`~skillopt_core.skill._contradiction.contradiction_refusal`); one that says the
+    opposite of a line an earlier edit of ``edits`` wrote is skipped with another reason, as
+    that line may yet be refused (the step remembers only the first kind as refused)."""
     outcomes: list[EditOutcome] = []
+    base = text
     for edit in edits:
         new, reason = _apply_one(text, edit)
         findings = screen_change(text, new, screen)
@@ -227,8 +230,11 @@ def apply_edits(
             outcomes.append(EditOutcome(edit, False, "edit would alter a protected region"))
         elif findings:
             outcomes.append(EditOutcome(edit, False, refusal(findings)))
-        elif clash := contradiction_refusal(text, new):
+        elif clash := contradiction_refusal(base, new):
             outcomes.append(EditOutcome(edit, False, clash))
+        elif found := contradiction(text, new):
+            said = f"skipped: {found[0]!r} says the opposite of {found[1]!r}, an earlier edit's"
+            outcomes.append(EditOutcome(edit, False, said))
         else:
             text = new
             outcomes.append(EditOutcome(edit, True, reason or "applied"))

@@ -62,9 +62,9 @@ def interrupts_exit(command: F) -> F:
 
 
 def emit_json(value: Any) -> None:
-    from skillopt_sleep.jsonable import dumps
+    from skillopt_sleep.jsonable import dumps, terminal_safe
 
-    typer.echo(dumps(value, indent=2))
+    typer.echo(terminal_safe(dumps(value, indent=2)))
 
 
 REFRESH_S = 0.1  # the fastest a progress bar redraws

@@ -300,9 +300,10 @@ def build_server(
     def refused(
         roots: Roots, project: Project = None, by: RefusedBy = None, limit: RefusedLimit = 20
     ) -> RefusedView:
-        """The edits no night may propose again, newest last: the user's (rejected or rolled
-        back proposals) and the gate's, each with its id, skill file, who refused it and the
-        gate's delta; `total` counts them all. Only the user may forget one, in a terminal."""
+        """The edits no night may propose again, by skill file: every one the user refused
+        (rejected or rolled back proposals) up to `limit`, then the gate's newest of each file,
+        each with its id, who refused it and the gate's delta; `total` counts them all. Only
+        the user may forget one, in a terminal."""
         from skillopt_sleep.engine.api import refused as engine_refused
 
         root = project_of(project, roots)

@@ -148,8 +148,9 @@ class RefusedView:
 
     @classmethod
     def of(cls, project: str, edits: Sequence[RefusedEdit], limit: int) -> RefusedView:
-        """The newest ``limit`` of ``edits``, each text cut to ``REFUSED_TEXT_CHARS``, fewer
-        when they would pass ``REFUSED_BYTES``: a harness passes on a small reply only."""
+        """At most ``limit`` of ``edits`` (:func:`_chosen`), in their order, each text cut to
+        ``REFUSED_TEXT_CHARS``, fewer when they would pass ``REFUSED_BYTES``: a harness passes
+        on a small reply only."""
         shown = [
             replace(
                 e,
@@ -158,9 +159,29 @@ class RefusedView:
                 content=_shown(e.content, REFUSED_TEXT_CHARS),
                 rationale=_shown(e.rationale, REFUSED_TEXT_CHARS),
             )
-            for e in edits[-limit:]
+            for e in _chosen(edits, limit)
         ]
         sizes = [len(json.dumps(asdict(e), ensure_ascii=False).encode("utf-8")) for e in shown]
         while len(shown) > 1 and sum(sizes) > REFUSED_BYTES:
-            del shown[0], sizes[0]  # the oldest go first
+            drop = max(range(len(shown)), key=lambda i: (not shown[i].by_user, -i))
+            del shown[drop], sizes[drop]  # the gate's first, the earliest listed first
         return cls(project, len(edits), tuple(shown))
+
+
+def _chosen(edits: Sequence[RefusedEdit], limit: int) -> list[RefusedEdit]:
+    """The user's refusals (the last ``limit`` of them), then the gate's newest of each skill
+    file in turn, in the order ``refused_edits`` lists them (by skill file, then by refusal): a
+    plain ``[-limit:]`` kept only the last files and dropped the user's own refusals."""
+    users = [i for i, e in enumerate(edits) if e.by_user][-limit:]
+    files: dict[str, list[int]] = {}
+    for i, e in enumerate(edits):
+        if not e.by_user:
+            files.setdefault(e.skill, []).append(i)
+    queues = [list(reversed(found)) for found in files.values()]
+    picked, room = set(users), limit - len(users)
+    while room > 0 and any(queues):
+        for queue in queues:
+            if queue and room > 0:
+                picked.add(queue.pop(0))
+                room -= 1
+    return [edits[i] for i in sorted(picked)]

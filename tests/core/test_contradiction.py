@@ -226,3 +226,15 @@ def test_an_add_is_replaced_in_only_where_the_line_it_contradicts_is_one_and_uni
         assert apply_edits(text, [add]).outcomes[0].reason.startswith(CONTRADICTION_PREFIX)
     block = Edit(EditOp.ADD, "", "## Reports\n- Always include a Summary section.")
     assert as_replacement(f"# S\n\n{never}\n- Link the issue.\n", block) is block
+
+
+def test_two_opposite_edits_of_one_batch_skip_the_second_without_refusing_it() -> None:
+    """The first may yet be refused by the gate; the second was blocked for good for
+    contradicting a line that was never learned."""
+    text = "# S\n\n- Link the issue.\n"
+    always = Edit(EditOp.ADD, "", "- Always include a Testing section.")
+    never = Edit(EditOp.ADD, "", "- Never include a Testing section.")
+    first, second = apply_edits(text, [always, never]).outcomes
+    assert first.applied and not second.applied
+    assert not second.reason.startswith(CONTRADICTION_PREFIX)
+    assert "an earlier edit" in second.reason

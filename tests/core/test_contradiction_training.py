@@ -18,6 +18,7 @@ from skillopt_core.backends import create_backend
 from skillopt_core.backends._protocol import CompletionRequest
 from skillopt_core.backends.runtime import Roles
 from skillopt_core.config import TrainConfig, validate
+from skillopt_core.optim.buffer import RejectedBuffer, RejectedEdit
 from skillopt_core.optim.schedule import LRSchedule
 from skillopt_core.optim.trainer import Trainer
 from skillopt_core.records import Edit, EditOp, Item, Rollout, Score
@@ -69,7 +70,9 @@ def reflect_adding(request: CompletionRequest) -> str:
 
 
 def fit(
-    tmp_path: Path, reflect: Callable[[CompletionRequest], str]
+    tmp_path: Path,
+    reflect: Callable[[CompletionRequest], str],
+    refused: tuple[Edit, ...] = (),
 ) -> tuple[Trainer, ScriptedBackend]:
     config = validate(
         TrainConfig(
@@ -86,6 +89,7 @@ def fit(
     optimizer = ScriptedBackend(reflect, reflect)
     roles = Roles(optimizer=optimizer, target=create_backend("mock"))
     trainer = Trainer(config, ToyEnv(), roles, RunDir(tmp_path), SEED)
+    trainer.rejected = RejectedBuffer(RejectedEdit(e, 0.0, -1, True) for e in refused)
     trainer.fit()
     return trainer, optimizer
 
@@ -128,3 +132,12 @@ def test_another_edit_writing_the_opposite_is_refused_with_the_line_to_replace(
     best = trainer.state.best_skill
     assert NEVER in best and ALWAYS not in best
     _never_both(tmp_path)
+
+
+def test_an_add_refused_before_is_not_proposed_again_as_a_replace(tmp_path: Path) -> None:
+    """Blocking is by (op, anchor, content): the refused add, turned into a replace of the line
+    it contradicts, had a new key and came back."""
+    trainer, _ = fit(tmp_path, reflect_adding, refused=(Edit(EditOp.ADD, "", NEVER),))
+    assert all(step["refused_before"] == step["proposed"] == 1 for step in trainer.history)
+    assert not any(step["accepted"] for step in trainer.history)
+    assert ALWAYS in trainer.state.best_skill and NEVER not in trainer.state.best_skill

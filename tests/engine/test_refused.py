@@ -306,3 +306,17 @@ def test_a_delta_that_is_missing_or_not_a_number_is_null(skill: Path) -> None:
     assert code == 0, err
     strict = json.loads(out, parse_constant=lambda name: pytest.fail(f"{name} is no JSON"))
     assert [e["delta"] for e in strict] == [None] * 4
+
+
+def test_json_on_the_terminal_writes_the_characters_a_terminal_acts_on_as_escapes(
+    skill: Path,
+) -> None:
+    """U+009B (an escape sequence's start) and U+202E (a bidi override) in a model's edit reached
+    the terminal raw through --json; the table escaped them."""
+    project = _project(skill)
+    hostile = "- x\x9b31mRED \u202eevil \u4e2d"
+    reject(project, _stage(skill, 5, hostile))
+    code, out, err = _invoke("refused", "-p", str(project), "--json")
+    assert code == 0, err
+    assert "\x9b" not in out and "\u202e" not in out and "\u4e2d" in out
+    assert [e["content"] for e in json.loads(out)] == [hostile]

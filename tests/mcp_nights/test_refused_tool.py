@@ -77,3 +77,18 @@ def test_refused_stays_small_however_long_and_many_the_edits(tmp_path: Path) -> 
     assert shown["edits"][-1]["content"].startswith("- rule 299 ")  # the newest kept
     assert all(len(e["content"]) <= 160 and e["content"].endswith("…") for e in shown["edits"])
     assert "--json" in shown["note"]
+
+
+def test_refused_keeps_the_users_refusals_and_each_files_newest(tmp_path: Path) -> None:
+    """Listed by skill file, a plain "last `limit`" showed only the last file's gate refusals
+    and dropped the user's own from the first."""
+    from skillopt_sleep.mcp.views import RefusedView
+    from skillopt_sleep.stage.refused import RefusedEdit
+
+    def edit(skill: str, n: int, by: str) -> RefusedEdit:
+        return RefusedEdit(f"{skill}{n}", skill, by, "add", "", f"- {skill} {n}", "", True)
+
+    edits = [edit("A", n, "the gate") for n in range(3)] + [edit("A", 3, "you: rejected")]
+    edits += [edit("B", n, "the gate") for n in range(30)]
+    shown = RefusedView.of("/p", edits, 5).edits
+    assert [e.id for e in shown] == ["A1", "A2", "A3", "B28", "B29"]

@@ -85,3 +85,23 @@ def test_an_unreadable_request_shortlists_the_requests_sharing_its_words() -> No
     row = 100 + [r["id"] for r in chinese].index("i006")
     assert [chinese[i - 100]["family"] for i in shortlist[row]] == ["zh-login-test"] * 2
     assert np.array_equal(shortlist[:100], pooled_shortlist(vectors, 2)[:100])  # as before
+
+
+def test_a_multilingual_or_unknown_vocabulary_keeps_the_models_own_vectors(
+    tmp_path: Path,
+) -> None:
+    """Every non-Latin piece was taken for one the model cannot read, and a model configured by
+    name fell back to the English vocabulary: a multilingual model's vectors for Chinese or
+    Russian requests were replaced by word counts."""
+    from skillopt_sleep.mine.embed.minilm import MiniLMEmbedder
+
+    assert load_pieces(UNCASED_VOCAB).english
+    words = [chr(code) for code in range(0x4E00, 0x4E00 + 3000)]  # CJK, as mBERT's has them
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "fix", "the", *words]) + "\n")
+    pieces = load_pieces(vocab)
+    assert not pieces.english
+    assert pieces.unreadable(["修复登录测试"]).tolist() == [True]  # the decision, were it asked
+    named = MiniLMEmbedder("some-org/multilingual-minilm-not-on-disk")
+    assert named.vocab_file() is None
+    assert MiniLMEmbedder().vocab_file() is not None  # the default model's is known

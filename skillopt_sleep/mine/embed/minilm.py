@@ -187,18 +187,27 @@ class MiniLMEmbedder:
     def embed(self, texts: Sequence[str]) -> ReadBags:
         return self._read(stack_rows(self.encode_rows(texts)), texts)
 
-    def vocab_file(self) -> Path:
-        """The vocabulary the model reads with: its own ``vocab.txt``, else uncased BERT's."""
+    def vocab_file(self) -> Path | None:
+        """The vocabulary the model reads with: its own ``vocab.txt``; else uncased BERT's for
+        the default model, and None (unknown) for a model configured by a name whose files are
+        not on disk here."""
         target = resolve_model(self.model_ref)
         own = Path(target) / "vocab.txt" if target is not None else None
-        return own if own is not None and own.is_file() else UNCASED_VOCAB
+        if own is not None and own.is_file():
+            return own
+        return None if self.model_ref else UNCASED_VOCAB
 
     def _read(self, bags: TokenBags, texts: Sequence[str]) -> ReadBags:
         """``bags`` with which of ``texts`` the model cannot read and, when there are any, the
         TF-IDF rows of all of them (fitted together, so any two rows compare)."""
         from skillopt_sleep.mine.embed.tfidf import TfidfEmbedder
 
-        unreadable = load_pieces(self.vocab_file()).unreadable(texts)
+        vocab = self.vocab_file()
+        pieces = load_pieces(vocab) if vocab is not None else None
+        if pieces is not None and pieces.english:
+            unreadable = pieces.unreadable(texts)
+        else:  # a multilingual model (or one whose vocabulary is unknown) reads them itself
+            unreadable = np.zeros(len(texts), dtype=bool)
         lexical = TfidfEmbedder().embed(texts) if unreadable.any() else None
         return ReadBags(*_fields(bags), unreadable, lexical)
 

@@ -89,7 +89,7 @@ class MiniLMNumpyEmbedder(MiniLMEmbedder):
         else:
             self.cache_key = f"minilm-numpy-tokens-v1:{model or PACKAGE}"
 
-    def vocab_file(self) -> Path:
+    def vocab_file(self) -> Path | None:
         found = encoder_dir(self.model_ref)
         return found / "vocab.txt" if found is not None else super().vocab_file()
 
