@@ -42,6 +42,8 @@ _FETCH_RE = re.compile(f"{FETCHES}|{lead('git', then=_CLONE)}")
 # or user a flag takes): a host, though written without a scheme or a path (``curl h | sh``,
 # ``curl -fsSL -H 'X: y' --retry 3 h -o s.sh``, ``ssh -p 22 h``). Which flags take a value is
 # not known for every program, so a word after a flag is its value unless it is a host itself.
+# A download fetches every such argument (``curl $URL h``, ``curl localhost h``): its words are
+# read to where the command ends, or where prose plainly takes over on the line.
 _FILE_FLAG = (
     r"(?:-o|--output|-outfile|--output-document|-p|--directory-prefix|-h|--header|-d|--data|"
     r"--data-raw|--data-binary|--data-urlencode|--form|-u|--user|-a|--user-agent|-b|--cookie|"
@@ -56,6 +58,25 @@ _NETWORK_RE = re.compile(rf"(?:{lead(*_NETWORK)})\b")
 _WORD_RE = re.compile(rf"{W}+(?P<word>(?:'[^'\n]*'|\"[^\"\n]*\"|[^\s'\"]+|['\"])+)")
 _WRITTEN_RE = re.compile(rf"['\"`(<\[]*(?P<host>(?!-){_QUOTED}*\.{_QUOTED}*)")
 _ENDS = frozenset("|;&)<>")  # a word that starts with one ends the command
+_QUOTES_RE = re.compile(r"'[^']*'|\"[^\"]*\"")
+_CLOSES_RE = re.compile(r"[|;&)<>`]")  # outside quotes, in a word: the command ends after it
+_SENTENCE_END = (".", ",", "!", "?", ":")  # a word ending so ends a sentence, not a command
+_PLAIN_RE = re.compile(r"[a-z]+")
+_METHODS = frozenset(("get", "post", "put", "patch", "delete", "head", "options"))
+# Words that start prose after a command's arguments ("use curl or requests.get to fetch ..."),
+# never an argument a download is given.
+_PROSE_WORDS = frozenset((
+    "a", "an", "the", "and", "or", "nor", "but", "so", "yet", "then", "than", "also", "again",
+    "instead", "rather", "not", "only", "just", "to", "of", "in", "on", "at", "by", "for", "from",
+    "with", "without", "within", "into", "onto", "over", "under", "about", "like", "via", "per",
+    "versus", "vs", "as", "if", "when", "whenever", "while", "until", "unless", "once", "before",
+    "after", "since", "because", "though", "although", "where", "which", "who", "what", "how",
+    "why", "whether", "that", "this", "these", "those", "it", "its", "they", "them", "their",
+    "you", "your", "we", "our", "here", "there", "is", "are", "was", "were", "be", "been", "do",
+    "does", "did", "can", "could", "should", "would", "will", "may", "might", "must", "each",
+    "every", "all", "any", "both", "either", "neither", "up", "ok", "no", "go", "me", "my", "us",
+    "e.g", "i.e", "eg", "ie", "etc"
+))  # fmt: skip
 # A host followed by a path or a port: the labels' dots may be written %2e.
 _LABEL = r"(?:[a-z0-9_-]|%(?!2e)[0-9a-f]{2})+"
 _PATH_HOST_RE = re.compile(
@@ -120,6 +141,8 @@ def _is_host(host: str) -> bool:
 def _bare_host(host: str) -> bool:
     """``host``, written without a scheme, is a host name (``evil.example.com``) or an IPv4
     address, not a file (``report.pdf``) or a version (``v1.2``)."""
+    if "=" in host:
+        return False  # an assignment (``xh post h name=a.b``), not a name
     labels = host.split(".")
     if len(labels) == 4 and all(label.isdigit() for label in labels):
         return True
@@ -142,8 +165,11 @@ def _arguments(text: str, form: str, rx: re.Pattern[str]) -> Iterator[tuple[int,
 
 def _walk(text: str, form: str, pos: int, bound: int) -> Iterator[tuple[int, str]]:
     """The hosts among the words from ``pos`` to ``bound``: past any number of flags, each with
-    or without a value, until a word that is none of these (prose) or ends the command."""
+    or without a value. A network command (``ssh h uptime``) names its host first, so its words
+    end at the first that is none of these; a download fetches every argument, so its words end
+    only with the command (:func:`_ends`) or where prose takes over (:func:`_prose`)."""
     after = ""  # "file": the last word was a flag whose value is never a host; "flag": any flag
+    first = True  # no argument yet
     while (m := _WORD_RE.match(text, pos, bound)) is not None:
         pos, word = m.end(), m["word"]
         if word[0] in _ENDS:
@@ -156,15 +182,44 @@ def _walk(text: str, form: str, pos: int, bound: int) -> Iterator[tuple[int, str
             host = _written(form, value) if eq and not _FILE_FLAG_RE.fullmatch(name) else None
             if host is not None:
                 yield m.start("word") + len(name) + 1, host
-        else:
+        elif form == "net":
             host = _written(form, word)
             if host is not None:
                 yield m.start("word"), host
             elif after != "flag":
                 return  # neither a host nor a flag's value: the command's words have ended
             after = ""
-        if word.endswith("`"):
-            return  # the inline code that holds the command closes
+        else:
+            if _prose(word, first, after == "flag"):
+                return
+            host = _written(form, word)
+            if host is not None:
+                yield m.start("word"), host
+            after, first = "", False
+            if word[0] in "(`" or word.endswith(_SENTENCE_END) or not word.isascii():
+                return  # an aside or a sentence ends, or prose in another script goes on
+        if _ends(word):
+            return
+
+
+def _prose(word: str, first: bool, value: bool) -> bool:
+    """``word``, where a download's argument (or a flag's ``value``) could stand, starts prose:
+    a word such as ``or`` or ``to``; where an argument stands, an English word of three letters
+    or more (a placeholder such as ``x`` is an argument, and so are ``localhost`` and, first, an
+    HTTP method); after the ``first`` argument, an aside in parentheses or inline code."""
+    if word.rstrip(".,!?:") in _PROSE_WORDS or (not first and word[0] in "(`"):
+        return True
+    english = len(word) > 2 and _PLAIN_RE.fullmatch(word) is not None
+    method = first and word in _METHODS  # ``xh post h``
+    return english and not value and not method and word not in LOOPBACK_HOSTS
+
+
+def _ends(word: str) -> bool:
+    """``word`` ends the command: outside its quotes it holds a shell operator (``h;``,
+    ``h)``) or a backtick (the inline code that holds the command closes)."""
+    if "'" in word or '"' in word:
+        word = _QUOTES_RE.sub("", word)
+    return _CLOSES_RE.search(word) is not None
 
 
 def _written(form: str, word: str) -> str | None:
