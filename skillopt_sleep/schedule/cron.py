@@ -13,11 +13,21 @@ crontab (``crontab -l`` / ``crontab -``) is the installer's job.
 The line runs :mod:`.shell`'s ``/bin/sh`` command, with every ``%`` escaped, because cron turns a
 bare ``%`` into a newline. The environment is set inline on that command: a ``NAME=value`` crontab
 line would change every other job in the file too.
+
+cronie (Fedora, RHEL, Arch) fires every entry below a ``CRON_TZ=Zone`` line on that zone's clock
+(its ``find_jobs`` reads ``CRON_TZ`` from the settings above each entry; an empty value means the
+daemon's own zone; ``TZ=`` only reaches the job's environment). Debian's cron ignores it. Our
+block goes where no ``CRON_TZ`` applies, so it fires on the system clock ``status`` shows: at the
+end as always when none is in effect there, or else just above the first line setting one. We
+write no ``CRON_TZ`` ourselves (a pin plus a line restoring the user's value would be a stale copy
+once the user edits theirs), so the user's entries keep firing exactly as before, and a block that
+sits below one (an older version appended it there) moves up when scheduled again.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from skillopt_core.errors import UsageError
 from skillopt_sleep.schedule.at import DailyTime
@@ -29,8 +39,20 @@ END = "# <<< skillopt-sleep {key} <<<"
 NOTE = "# managed by `skillopt-sleep schedule`; remove with `skillopt-sleep unschedule`"
 
 
+ZONE_VARIABLE = "CRON_TZ"
+
 # Our entry line as :func:`cron_line` writes it: "M H * * * " then a command running our module.
 _OUR_LINE = re.compile(r"^(\d{1,2}) (\d{1,2}) \* \* \* .* -m skillopt_sleep run --project ")
+
+# An environment setting as cronie and vixie cron read a line (``load_env``): blanks, a name (bare
+# up to a blank or "=", or quoted), "=", then a value: quoted (then only blanks), or bare to the end
+# of the line less its trailing blanks. Anything else is a comment or an entry.
+_B = " \t\r\v\f"  # C isspace() without the newline
+_SETTING = re.compile(
+    rf"[ \t]*(?:\"(?P<dq>[^\"=]*)\"|'(?P<sq>[^'=]*)'|(?P<name>[^{_B}=\"'][^{_B}=]*|))"
+    rf"[{_B}]*=[{_B}]*"
+    rf"(?:\"(?P<dv>[^\"]*)\"[{_B}]*|'(?P<sv>[^']*)'[{_B}]*|(?P<value>(?:[^{_B}\"'].*)?))"
+)
 
 
 def cron_line(entry: Entry) -> str:
@@ -85,16 +107,63 @@ def block_time(crontab: str, key: str) -> DailyTime | None:
     return None
 
 
+def zone_setting(line: str) -> str | None:
+    """The ``CRON_TZ`` value ``line`` sets as cron reads it; None when it sets none."""
+    found = _SETTING.fullmatch(line.removesuffix("\n"))
+    if found is None:
+        return None
+    name = next(n for n in (found["dq"], found["sq"], found["name"]) if n is not None)
+    if name != ZONE_VARIABLE:
+        return None
+    if found["value"] is not None:
+        return found["value"].rstrip(_B)
+    return found["dv"] if found["dv"] is not None else found["sv"]
+
+
+def zone_in_effect(lines: Sequence[str]) -> str:
+    """The ``CRON_TZ`` that cronie applies to an entry after ``lines`` ("" for none: the
+    daemon's own zone, the system zone ``status`` shows)."""
+    value = ""
+    for line in lines:
+        found = zone_setting(line)
+        if found is not None:
+            value = found
+    return value
+
+
+def block_zone(crontab: str, key: str) -> str | None:
+    """The ``CRON_TZ`` in effect at our entry line for ``key`` ("" for none); None without one."""
+    lines = _lines(crontab)
+    for i in _ours(lines, key):
+        if _OUR_LINE.match(lines[i]):
+            return zone_in_effect(lines[:i])
+    return None
+
+
 def with_block(crontab: str, key: str, block: str) -> str:
-    """``crontab`` with our block for ``key`` replaced in place, or appended when absent."""
+    """``crontab`` with our block for ``key`` replaced in place, or added when absent (or when
+    it stood below a ``CRON_TZ`` line) where no ``CRON_TZ`` applies to it."""
     lines = _lines(crontab)
     ours = _ours(lines, key)
     if ours:
         kept = [line for i, line in enumerate(lines) if i not in ours]
         at = ours[0]
+        if zone_in_effect(kept[:at]):
+            return _added(without_block(crontab, key), block)
         if _closes_unterminated(lines, ours, kept):
             block = block.removesuffix("\n")  # keep the mark: the newline before it is ours
         return "".join(kept[:at]) + block + "".join(kept[at:])
+    return _added(crontab, block)
+
+
+def _added(crontab: str, block: str) -> str:
+    """``block`` appended to ``crontab``, unless a ``CRON_TZ`` is in effect at its end: then
+    just above the first line setting one, where none is (the lines before it all end in a
+    newline, since that line follows them)."""
+    lines = _lines(crontab)
+    if zone_in_effect(lines):
+        first = next(i for i, line in enumerate(lines) if zone_setting(line) is not None)
+        return "".join(lines[:first]) + block + "".join(lines[first:])
     if crontab and not crontab.endswith("\n"):
         return crontab + "\n" + block.removesuffix("\n")  # see the module docstring
     return crontab + block

@@ -1,7 +1,9 @@
 """``schedule_info(project)``: the schedule as ``status`` shows it. Reads ``schedule.json``; only
 without one does it ask the OS scheduler (:mod:`.probe`: one ``crontab -l`` on Linux), because a
-record can be deleted with the state directory while the entry keeps firing. Nothing heavy is
-imported, so ``status`` stays instant."""
+record can be deleted with the state directory while the entry keeps firing. A cron entry is also
+looked up in the crontab (one ``crontab -l``) for a ``CRON_TZ`` line above it, which would make
+cronie fire it on another clock than the one shown. Nothing heavy is imported, so ``status``
+stays instant."""
 
 from __future__ import annotations
 
@@ -12,12 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from skillopt_core.errors import StorageError, UsageError
+from skillopt_sleep.schedule import cron
 from skillopt_sleep.schedule.at import DailyTime, next_run, parse_at
-from skillopt_sleep.schedule.health import problems
-from skillopt_sleep.schedule.install import Host
+from skillopt_sleep.schedule.health import problems, profile_of, reschedule, zone_shifted
+from skillopt_sleep.schedule.install import Host, read_crontab
 from skillopt_sleep.schedule.probe import Found, find_entry
 from skillopt_sleep.schedule.record import read_record
+from skillopt_sleep.schedule.runner import ScheduleError
 from skillopt_sleep.schedule.where import ScheduleFiles
+from skillopt_sleep.schedule.zone import cron_tz_zone
 
 
 def schedule_info(
@@ -30,7 +35,8 @@ def schedule_info(
     the next run on that clock, and ``zone_note`` says so when this process's clock differs. With a record, ``installed``
     is true when the file it wrote (launchd plist, Windows script) is still there; a cron line is
     taken on the record's word; ``problems`` lists what stops it from running tonight (the engine
-    or project gone, a log it cannot write), each ``{"detail", "fix"}``. Without one, ``host``'s scheduler (default this machine's) is asked: an entry
+    or project gone, a log it cannot write) or at the time shown (a ``CRON_TZ`` above a crontab
+    entry), each ``{"detail", "fix"}``. Without one, ``host``'s scheduler (default this machine's) is asked: an entry
     found there is ``installed`` but not ``recorded``, with ``found``, ``note`` and ``hint``."""
     files = ScheduleFiles.for_project(project)
     moment = now or datetime.now(timezone.utc)
@@ -60,7 +66,15 @@ def schedule_info(
             {"detail": p.detail, "fix": p.fix}
             for p in problems(record.argv, record.project, record.at, record.log)
         ]
-        + _time_problems(record.at),
+        + _time_problems(record.at)
+        + _zone_problems(
+            host,
+            record.kind,
+            artifacts.get("cron_block", record.key),
+            _parsed(record.at),
+            moment,
+            f"`{reschedule(record.project, record.at, profile_of(record.argv))}` again",
+        ),
     }
 
 
@@ -101,6 +115,30 @@ def _tz_label() -> str:
     return f" (TZ={tz})" if tz else ""
 
 
+def _zone_problems(
+    host: Host, kind: str, key: str, at: DailyTime | None, moment: datetime, again: str
+) -> list[dict[str, str]]:
+    """A crontab entry for ``key`` below a ``CRON_TZ`` line of the user's (an older version
+    appended it there, or the line was added above it since): cronie fires it on that zone's
+    clock. Nothing when this host's crontab cannot be read (status must answer), or when the
+    line names the zone shown anyway."""
+    if kind != "cron" or host.kind != "cron" or at is None:
+        return []
+    try:
+        value = cron.block_zone(read_crontab(host.runner), key)
+    except (ScheduleError, OSError):
+        return []
+    shown_zone, shown = host.zone(kind)
+    if not value or value.removeprefix(":") in (shown, host.localtime):
+        return []
+    there = cron_tz_zone(value)
+    fires = ""
+    if there is not None:
+        fires = next_run(at, moment, there).astimezone(shown_zone).strftime("%H:%M")
+    problem = zone_shifted(value, str(at), shown, fires, again)
+    return [{"detail": problem.detail, "fix": problem.fix}]
+
+
 def _time_problems(at: str) -> list[dict[str, str]]:
     """A record whose time is no HH:MM (edited by hand, damaged) is a problem ``status`` shows;
     it used to end ``status`` with exit 2 and advice about an ``--at`` nobody had given."""
@@ -137,6 +175,9 @@ def _unrecorded(
         "entry": {},
         "problems": [],
     }
+    if found is not None and at is not None:
+        again = f"`skillopt-sleep schedule --at {at}` in the project (with the flags you want)"
+        info["problems"] = _zone_problems(host, host.kind, files.key, at, moment, again)
     if found is not None:
         info["found"] = found.where
         info["note"] = f"scheduled (entry found in {found.where}, no record in {files.state_dir})"

@@ -97,6 +97,22 @@ def system_zone(localtime: str = LOCALTIME) -> tuple[tzinfo, str]:
         return timezone.utc, "UTC"
 
 
+def cron_tz_zone(value: str) -> tzinfo | None:
+    """The zone a crontab's ``CRON_TZ=value`` names as the C library reads it (cronie sets it as
+    ``TZ``): a zone of the database or a zone file's absolute path, with or without a leading
+    ``:``; None for what this cannot read the same way (a POSIX rule, a zone the database lacks)."""
+    from zoneinfo import ZoneInfo
+
+    name = value.removeprefix(":")
+    try:
+        if name.startswith("/"):
+            with open(name, "rb") as handle:
+                return ZoneInfo.from_file(handle, key=name)
+        return ZoneInfo(name)
+    except (OSError, ValueError, KeyError):  # ZoneInfoNotFoundError is a KeyError
+        return None
+
+
 def _zone_name(localtime: str) -> str:
     """``Europe/Paris`` for a link into a zoneinfo folder (or from ``/etc/timezone`` beside it);
     the file's path when neither names it."""
