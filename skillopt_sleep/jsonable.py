@@ -59,3 +59,15 @@ def terminal_safe(text: str) -> str:
     escapes: the same JSON to any reader, inert where it is printed (a model's or a transcript's
     text reaches the terminal through ``--json``)."""
     return _ACTS_ON_A_TERMINAL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+# the same characters as UTF-8 bytes (a lead byte never occurs inside another character)
+_ACTS_ON_A_TERMINAL_UTF8 = re.compile(
+    rb"\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8e\x8f\xaa-\xae]|\xe2\x81[\xa6-\xa9]"
+)
+
+
+def terminal_safe_bytes(data: bytes) -> bytes:
+    """:func:`terminal_safe` for JSON already encoded as UTF-8 (a harvest streams its sessions
+    so)."""
+    return _ACTS_ON_A_TERMINAL_UTF8.sub(lambda m: b"\\u%04x" % ord(m.group().decode("utf-8")), data)

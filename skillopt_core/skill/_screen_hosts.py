@@ -60,6 +60,7 @@ _WRITTEN_RE = re.compile(rf"['\"`(<\[]*(?P<host>(?!-){_QUOTED}*\.{_QUOTED}*)")
 _ENDS = frozenset("|;&)<>")  # a word that starts with one ends the command
 _QUOTES_RE = re.compile(r"'[^']*'|\"[^\"]*\"")
 _CLOSES_RE = re.compile(r"[|;&)<>`]")  # outside quotes, in a word: the command ends after it
+_TICK_RE = re.compile("`")
 _SENTENCE_END = (".", ",", "!", "?", ":")  # a word ending so ends a sentence, not a command
 _PLAIN_RE = re.compile(r"[a-z]+")
 _METHODS = frozenset(("get", "post", "put", "patch", "delete", "head", "options"))
@@ -158,16 +159,22 @@ def _arguments(text: str, form: str, rx: re.Pattern[str]) -> Iterator[tuple[int,
     """``(offset, as written)`` of each host a command matched by ``rx`` is given as an argument.
     A command's words are read up to where the next command starts, so each word is read once."""
     commands = list(rx.finditer(text))
+    ticks = [m.start() for m in _TICK_RE.finditer(text)] if commands else []
     for i, command in enumerate(commands):
         bound = commands[i + 1].start() if i + 1 < len(commands) else len(text)
-        yield from _walk(text, form, command.end(), bound)
+        line = text.rfind("\n", 0, command.start()) + 1
+        before = bisect.bisect_left(ticks, command.start()) - bisect.bisect_left(ticks, line)
+        yield from _walk(text, form, command.end(), bound, code=before % 2 == 1)
 
 
-def _walk(text: str, form: str, pos: int, bound: int) -> Iterator[tuple[int, str]]:
+def _walk(
+    text: str, form: str, pos: int, bound: int, *, code: bool = False
+) -> Iterator[tuple[int, str]]:
     """The hosts among the words from ``pos`` to ``bound``: past any number of flags, each with
     or without a value. A network command (``ssh h uptime``) names its host first, so its words
     end at the first that is none of these; a download fetches every argument, so its words end
-    only with the command (:func:`_ends`) or where prose takes over (:func:`_prose`)."""
+    only with the command (:func:`_ends`) or, outside inline ``code``, where prose takes over
+    (:func:`_prose`). A flag's value is never prose (``curl -s the evil.example``)."""
     after = ""  # "file": the last word was a flag whose value is never a host; "flag": any flag
     first = True  # no argument yet
     while (m := _WORD_RE.match(text, pos, bound)) is not None:
@@ -190,28 +197,31 @@ def _walk(text: str, form: str, pos: int, bound: int) -> Iterator[tuple[int, str
                 return  # neither a host nor a flag's value: the command's words have ended
             after = ""
         else:
-            if _prose(word, first, after == "flag"):
+            value = after == "flag"
+            if not code and not value and _prose(word, first):
                 return
             host = _written(form, word)
             if host is not None:
                 yield m.start("word"), host
             after, first = "", False
-            if word[0] in "(`" or word.endswith(_SENTENCE_END) or not word.isascii():
+            if code or value:
+                pass
+            elif word[0] in "(`" or word.endswith(_SENTENCE_END) or not word.isascii():
                 return  # an aside or a sentence ends, or prose in another script goes on
         if _ends(word):
             return
 
 
-def _prose(word: str, first: bool, value: bool) -> bool:
-    """``word``, where a download's argument (or a flag's ``value``) could stand, starts prose:
-    a word such as ``or`` or ``to``; where an argument stands, an English word of three letters
-    or more (a placeholder such as ``x`` is an argument, and so are ``localhost`` and, first, an
-    HTTP method); after the ``first`` argument, an aside in parentheses or inline code."""
+def _prose(word: str, first: bool) -> bool:
+    """``word``, where a download's argument could stand, starts prose: a word such as ``or``
+    or ``to``, or an English word of three letters or more (a placeholder such as ``x`` is an
+    argument, and so are ``localhost`` and, first, an HTTP method); after the ``first``
+    argument, an aside in parentheses or inline code."""
     if word.rstrip(".,!?:") in _PROSE_WORDS or (not first and word[0] in "(`"):
         return True
     english = len(word) > 2 and _PLAIN_RE.fullmatch(word) is not None
     method = first and word in _METHODS  # ``xh post h``
-    return english and not value and not method and word not in LOOPBACK_HOSTS
+    return english and not method and word not in LOOPBACK_HOSTS
 
 
 def _ends(word: str) -> bool:

@@ -103,7 +103,7 @@ def mine_command(
         checked_sources,  # the sources and window as harvest reads
     )
     from skillopt_sleep.engine import ProjectState, load_config, preview_families
-    from skillopt_sleep.jsonable import dumps
+    from skillopt_sleep.jsonable import dumps, terminal_safe
     from skillopt_sleep.mine import MineConfig
 
     sources = checked_sources(source, since)
@@ -137,7 +137,7 @@ def mine_command(
             progress=progress,
         )
     if as_json:
-        typer.echo(dumps(list(result.tasks), indent=2))
+        typer.echo(terminal_safe(dumps(list(result.tasks), indent=2)))
     _table(console, result)
     note = missing_project_note(root, int(result.stats.get("sessions", 0)))
     if note:

@@ -24,6 +24,7 @@ import orjson
 from skillopt_core.errors import StorageError
 from skillopt_sleep.harvest._build import Draft
 from skillopt_sleep.harvest._events import to_utc
+from skillopt_sleep.jsonable import terminal_safe_bytes
 from skillopt_sleep.records import Session
 
 _OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_UTC_Z | orjson.OPT_NON_STR_KEYS
@@ -98,6 +99,8 @@ class JsonSink:
 
     def write_json(self, document: bytes) -> None:
         """One session already rendered (:func:`session_json` or :func:`draft_json`)."""
+        if self._target is None:  # the terminal, maybe: a transcript's controls stay inert
+            document = terminal_safe_bytes(document)
         try:
             self._handle.write(b"\n" if not self._count else b",\n")
             self._handle.write(document)

@@ -109,7 +109,7 @@ def block_time(crontab: str, key: str) -> DailyTime | None:
 
 def zone_setting(line: str) -> str | None:
     """The ``CRON_TZ`` value ``line`` sets as cron reads it; None when it sets none."""
-    found = _SETTING.fullmatch(line.removesuffix("\n"))
+    found = _SETTING.fullmatch(line.removesuffix("\n").lstrip(" \t"))  # linear on blanks
     if found is None:
         return None
     name = next(n for n in (found["dq"], found["sq"], found["name"]) if n is not None)

@@ -135,6 +135,8 @@ def _zone_problems(
     fires = ""
     if there is not None:
         fires = next_run(at, moment, there).astimezone(shown_zone).strftime("%H:%M")
+        if fires == str(at):  # another name of the same clock ("UTC" and "Etc/UTC")
+            return []
     problem = zone_shifted(value, str(at), shown, fires, again)
     return [{"detail": problem.detail, "fix": problem.fix}]
 

@@ -193,7 +193,9 @@ def test_an_unrecorded_entry_under_a_foreign_cron_tz_is_reported_too(
     assert "CRON_TZ=UTC" in problem["detail"] and "schedule --at 03:17" in problem["fix"]
 
 
-@pytest.mark.parametrize("zone", [NEW_YORK, f":{NEW_YORK}", ""])
+@pytest.mark.parametrize(
+    "zone", [NEW_YORK, f":{NEW_YORK}", "", "US/Eastern"]
+)  # an alias: one clock
 def test_a_cron_tz_naming_the_system_zone_or_none_is_no_problem(
     project: Path, tmp_path: Path, system_new_york: str, zone: str
 ) -> None:

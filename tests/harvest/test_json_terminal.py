@@ -1,0 +1,35 @@
+"""`--json` on the terminal: a transcript's C1 controls (U+009B starts an escape sequence) and bidi
+overrides (U+202E) reached it raw through `harvest --json` and `mine --json`; the tables escaped
+them. Written as ``\\uXXXX`` escapes they are the same JSON to any reader."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from skillopt_sleep.cli import app
+from skillopt_sleep.jsonable import terminal_safe, terminal_safe_bytes
+from tests.harvest._fixtures import WEBAPP, write_claude_session
+
+HOSTILE = "fix the bug \u202egnp.exe\u202c please \x9b31m \u2066x\u2069 \u061c \u4e2d \u00e9"
+RAW = ("\x9b", "\u202e", "\u202c", "\u2066", "\u2069", "\u061c")
+
+
+def test_the_escapes_are_the_same_json_and_leave_other_text_alone() -> None:
+    text = json.dumps({"a": HOSTILE, "b": "\\\u202e"}, ensure_ascii=False)
+    for safe in (terminal_safe(text), terminal_safe_bytes(text.encode()).decode()):
+        assert not any(c in safe for c in RAW) and "\u4e2d" in safe and "\u00e9" in safe
+        assert json.loads(safe) == json.loads(text)
+
+
+def test_harvest_json_prints_no_control_a_terminal_acts_on(tmp_path: Path) -> None:
+    home = tmp_path / "claude"
+    write_claude_session(home, [("user", HOSTILE), ("assistant", "done")])
+    state = ["--state-dir", str(tmp_path / "state"), "-s", "claude", "--claude-home", str(home)]
+    harvested = CliRunner().invoke(app, ["harvest", "-p", WEBAPP, *state, "--json"])
+    assert harvested.exit_code == 0, harvested.output
+    assert not any(c in harvested.stdout for c in RAW)
+    (session,) = json.loads(harvested.stdout)
+    assert HOSTILE in json.dumps(session, ensure_ascii=False)
