@@ -199,9 +199,9 @@ def _refused_before(
 ) -> str:
     """Why the night learned nothing when what the optimizer came up with was refused before
     (by the user or the gate: the rejected-edit buffer blocks it), or "": every edit it proposed
-    was such an edit, or it proposed none for tasks that failed while the buffer blocks some. Said plainly, it was
-    "the optimizer proposed no edit", and a project whose every idea had been refused looked
-    like one with nothing left to learn, with no pointer to the way out."""
+    was such an edit, or it proposed none for tasks that failed while the buffer blocks some.
+    Said plainly, it was "the optimizer proposed no edit", and a project whose every idea had
+    been refused looked like one with nothing left to learn, with no pointer to the way out."""
     proposed = sum(int(r.get("proposed", 0)) for r in history)
     before = sum(int(r.get("refused_before", 0)) for r in history)
     way_out = (
@@ -216,11 +216,9 @@ def _refused_before(
     blocked = len(RejectedBuffer.from_json(rejected).blocked_keys())
     if not blocked or not failed:  # a skill every task passes has nothing to learn
         return ""
-    edits = (
-        "1 edit it came up with before is"
-        if blocked == 1
-        else (f"{blocked} edits it came up with before are")
-    )
+    edits = f"{blocked} edits it came up with before are"
+    if blocked == 1:
+        edits = "1 edit it came up with before is"
     return f"the optimizer proposed no edit, and {edits} refused (by you or the gate): {way_out}"
 
 
