@@ -77,6 +77,9 @@ class JsonSink:
         self._final: Path | None = None
         self._count = 0
         self._where = "standard output" if target is None else str(target)
+        # on a terminal, C1 and bidi controls are written as escapes (2 ns a byte: a program
+        # reading a pipe or a file decodes them the same either way, so it is spared the pass)
+        self._terminal = target is None and _isatty(sys.stdout)
         try:
             self._handle = self._open(target)
             self._handle.write(b"[")
@@ -99,7 +102,7 @@ class JsonSink:
 
     def write_json(self, document: bytes) -> None:
         """One session already rendered (:func:`session_json` or :func:`draft_json`)."""
-        if self._target is None:  # the terminal, maybe: a transcript's controls stay inert
+        if self._terminal:  # a transcript's controls stay inert where they are printed
             document = terminal_safe_bytes(document)
         try:
             self._handle.write(b"\n" if not self._count else b",\n")
@@ -174,3 +177,10 @@ def _sync_dir(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _isatty(stream: object) -> bool:
+    try:
+        return bool(getattr(stream, "isatty", lambda: False)())
+    except (OSError, ValueError):  # closed or detached
+        return False

@@ -5,8 +5,12 @@ them. Written as ``\\uXXXX`` escapes they are the same JSON to any reader."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from skillopt_sleep.cli import app
@@ -24,12 +28,37 @@ def test_the_escapes_are_the_same_json_and_leave_other_text_alone() -> None:
         assert json.loads(safe) == json.loads(text)
 
 
+def _on_a_terminal(argv: list[str]) -> str:
+    """What ``argv`` prints with its standard output on a pseudo-terminal."""
+    import pty  # POSIX only
+
+    main, child = pty.openpty()
+    with subprocess.Popen(argv, stdout=child, stderr=subprocess.PIPE) as process:
+        os.close(child)
+        out = bytearray()
+        while True:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # EIO: the child closed its end
+                break
+            if not chunk:
+                break
+            out += chunk
+        os.close(main)
+        assert process.wait(timeout=120) == 0, process.stderr.read() if process.stderr else ""
+    return out.decode("utf-8").replace("\r\n", "\n")
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
 def test_harvest_json_prints_no_control_a_terminal_acts_on(tmp_path: Path) -> None:
     home = tmp_path / "claude"
     write_claude_session(home, [("user", HOSTILE), ("assistant", "done")])
-    state = ["--state-dir", str(tmp_path / "state"), "-s", "claude", "--claude-home", str(home)]
-    harvested = CliRunner().invoke(app, ["harvest", "-p", WEBAPP, *state, "--json"])
-    assert harvested.exit_code == 0, harvested.output
-    assert not any(c in harvested.stdout for c in RAW)
-    (session,) = json.loads(harvested.stdout)
+    argv = [sys.executable, "-m", "skillopt_sleep", "harvest", "-p", WEBAPP, "--json",
+            "--state-dir", str(tmp_path / "state"), "-s", "claude", "--claude-home", str(home)]  # fmt: skip
+    shown = _on_a_terminal(argv)
+    assert not any(c in shown for c in RAW)
+    (session,) = json.loads(shown)
     assert HOSTILE in json.dumps(session, ensure_ascii=False)
+    piped = CliRunner().invoke(app, argv[3:])  # a program reading a pipe gets the same JSON
+    assert piped.exit_code == 0, piped.output
+    assert json.loads(piped.stdout) == json.loads(shown)
