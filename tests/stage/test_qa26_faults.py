@@ -12,7 +12,6 @@ import re
 import shutil
 import stat
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -105,7 +104,7 @@ def test_diff_and_three_way_diff_name_the_file_a_link_leads_to(tmp_path: Path) -
     directory = _staged(project, link)
     patch = (directory / "diff.patch").read_text()
     assert str(real) in patch and f"+++ {link}" in patch
-    assert _patch_applies(directory / "diff.patch", {link: OLD}, {link: NEW})
+    assert _patch_applies(directory / "diff.patch", {link: OLD}, {link: NEW}, tmp_path / "apply")
     real.write_text(OLD + "hand edit\n")
     code, out, err = _invoke("adopt", PROPOSAL, "-p", str(project), "--force", "-y")
     assert code == 0 and str(real) in out, err  # the three-way diff shown before a forced adopt
@@ -293,13 +292,15 @@ def _unquote(name: str) -> str:
     return raw.decode("unicode_escape").encode("latin-1").decode("utf-8", "surrogateescape")
 
 
-def _patch_applies(patch_file: Path, old: dict[Path, str], new: dict[Path, str]) -> bool:
+def _patch_applies(
+    patch_file: Path, old: dict[Path, str], new: dict[Path, str], work: Path
+) -> bool:
     """GNU ``patch`` (when installed), reading the file names from the headers, turns copies of
-    the ``old`` files into the ``new`` ones (absolute names: stripped to the test's temp dir)."""
+    the ``old`` files, made in ``work`` (a folder of the test's own), into the ``new`` ones
+    (absolute names: stripped to the test's temp dir)."""
     if shutil.which("patch") is None:
         return True
     root = Path(os.path.commonpath([*old, *new])).parent
-    work = Path(tempfile.mkdtemp(prefix="apply-"))
     for path, text in old.items():
         (work / path.relative_to(root)).parent.mkdir(parents=True, exist_ok=True)
         (work / path.relative_to(root)).write_text(text)
@@ -335,7 +336,7 @@ def test_a_newline_in_the_project_path_keeps_the_diff_well_formed(tmp_path: Path
     assert _parse(patch) == [(str(skill), str(skill)), ("/dev/null", str(created))]
     assert "\\ No newline at end of file" in patch
     new = {skill: changes[0].proposed, created: changes[1].proposed}
-    assert _patch_applies(directory / "diff.patch", {skill: OLD}, new)
+    assert _patch_applies(directory / "diff.patch", {skill: OLD}, new, tmp_path / "apply")
     spans = re.findall(r'<span class="(\w+)">(.*?)</span>', _html._diff(patch), re.S)
     assert [css for css, _ in spans if css == "file"] == ["file"] * 4
     assert all(not text.startswith(("---", "+++")) for css, text in spans if css != "file")
