@@ -19,6 +19,8 @@ from skillopt_sleep.harvest._events import (
     PROMPT_CHARS,
     RESULT_CHARS,
     TEXT_CHARS,
+    TS_MAX,
+    TS_MIN,
     Event,
     assistant,
     call,
@@ -210,8 +212,10 @@ def _reply_ts(request: dict[str, Any], ts: float | None) -> float | None:
     outcome = request.get("result")
     timings = outcome.get("timings") if isinstance(outcome, dict) else None
     elapsed = timings.get("totalElapsed") if isinstance(timings, dict) else None
-    if ts is not None and isinstance(elapsed, (int, float)):
-        return ts + elapsed / 1000.0
+    if ts is not None and isinstance(elapsed, (int, float)) and not isinstance(elapsed, bool):
+        done = ts + elapsed / 1000.0
+        if TS_MIN <= done < TS_MAX:  # a bogus duration leaves the reply at the request's time
+            return done
     return ts
 
 

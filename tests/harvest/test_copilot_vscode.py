@@ -196,3 +196,26 @@ def test_workspace_json_shapes(tmp_path: Path) -> None:
     assert workspace_folder(folder) == "/srv/proj"
     assert workspace_folder(workspace) == ""
     assert workspace_folder(tmp_path / "missing") == ""
+
+
+@pytest.mark.parametrize("elapsed", [1e20, -1e15, float("nan"), float("inf")])
+def test_a_bogus_duration_leaves_the_reply_at_the_request_time(elapsed: float) -> None:
+    """A reply's time was the request's plus ``result.timings.totalElapsed`` whatever it said: one
+    far out of range made the session's assembly raise (OverflowError, OSError or "year 0 is out
+    of range", by platform) on every harvest. Found by the fuzz test under Python 3.10."""
+    from skillopt_sleep.harvest._build import assemble
+    from skillopt_sleep.harvest._events import FileState
+    from skillopt_sleep.harvest._vscode_chat import request_events
+
+    request = {
+        "timestamp": 1_763_640_000_000,  # 2025-11-20, in ms
+        "message": {"text": "fix the login test"},
+        "response": [{"kind": "markdownContent", "value": "done"}],
+        "result": {"timings": {"totalElapsed": elapsed}},
+    }
+    events = request_events(request, 0)
+    assert [e[1] for e in events] == [1_763_640_000.0, 1_763_640_000.0]  # (kind, ts, ...)
+    state = FileState()
+    state.events.extend(events)
+    built = assemble("copilot", "s", "/home/dev/webapp", [state], ["f"], 0.0)
+    assert built.session is not None and built.session.turns
