@@ -12,6 +12,8 @@ file (a skill's frontmatter) drops them instead (:func:`stripped`), with what YA
 
 from __future__ import annotations
 
+import re
+
 _CONTROLS = [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0)]
 _FORMAT = [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
 _SURROGATES = range(0xD800, 0xE000)  # alone (half an emoji a UTF-16 count cut): no UTF-8 exists
@@ -46,3 +48,23 @@ _DROPPED = dict.fromkeys([*_CONTROLS, *_FORMAT, *_SURROGATES, *_INVISIBLE, 0xFEF
 def stripped(text: str) -> str:
     """``text`` without the characters :func:`displayable` escapes (and those YAML forbids)."""
     return text.translate(_DROPPED)
+
+
+# in JSON printed raw, what a terminal acts on: the C1 controls (U+009B starts an escape sequence)
+# and the bidi formats; JSON escapes the C0 controls itself, and a reader decodes ``\uXXXX`` alike
+_JSON_ESCAPED = [c for c in (*_CONTROLS, *_FORMAT) if c >= 0x7F]
+_JSON_VISIBLE = {c: f"\\u{c:04x}" for c in _JSON_ESCAPED}
+_JSON_VISIBLE_UTF8 = re.compile(b"|".join(re.escape(chr(c).encode()) for c in _JSON_ESCAPED))
+
+
+def displayable_json(text: str) -> str:
+    """JSON text ``text`` with the characters a terminal acts on written as ``\\uXXXX``
+    escapes: the same JSON to any reader, inert where it is printed (a model's or a transcript's
+    text reaches the terminal through ``--json``)."""
+    return text.translate(_JSON_VISIBLE)
+
+
+def displayable_json_bytes(data: bytes) -> bytes:
+    """:func:`displayable_json` for JSON already encoded as UTF-8 (a harvest streams its
+    sessions so; a UTF-8 lead byte never occurs inside another character)."""
+    return _JSON_VISIBLE_UTF8.sub(lambda m: b"\\u%04x" % ord(m.group().decode("utf-8")), data)

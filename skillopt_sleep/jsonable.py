@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 from collections.abc import Mapping
 from datetime import date, datetime, timezone
 from enum import Enum
@@ -47,27 +46,3 @@ def dumps(value: Any, *, indent: int | None = None, ascii_only: bool = False) ->
     """``ascii_only``: every non-ASCII character as an escape (a bidi override in a request
     cannot then act on a terminal that prints the file)."""
     return json.dumps(to_jsonable(value), ensure_ascii=ascii_only, indent=indent)
-
-
-# what a terminal acts on inside a JSON string printed raw: C1 controls (U+009B starts an escape
-# sequence) and the bidi controls; JSON escapes the C0 ones itself
-_ACTS_ON_A_TERMINAL = re.compile("[\u0080-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def terminal_safe(text: str) -> str:
-    """JSON text ``text`` with the characters a terminal acts on written as ``\\uXXXX``
-    escapes: the same JSON to any reader, inert where it is printed (a model's or a transcript's
-    text reaches the terminal through ``--json``)."""
-    return _ACTS_ON_A_TERMINAL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
-# the same characters as UTF-8 bytes (a lead byte never occurs inside another character)
-_ACTS_ON_A_TERMINAL_UTF8 = re.compile(
-    rb"\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8e\x8f\xaa-\xae]|\xe2\x81[\xa6-\xa9]"
-)
-
-
-def terminal_safe_bytes(data: bytes) -> bytes:
-    """:func:`terminal_safe` for JSON already encoded as UTF-8 (a harvest streams its sessions
-    so)."""
-    return _ACTS_ON_A_TERMINAL_UTF8.sub(lambda m: b"\\u%04x" % ord(m.group().decode("utf-8")), data)

@@ -62,9 +62,10 @@ def interrupts_exit(command: F) -> F:
 
 
 def emit_json(value: Any) -> None:
-    from skillopt_sleep.jsonable import dumps, terminal_safe
+    from skillopt_sleep._display import displayable_json
+    from skillopt_sleep.jsonable import dumps
 
-    typer.echo(terminal_safe(dumps(value, indent=2)))
+    typer.echo(displayable_json(dumps(value, indent=2)))
 
 
 REFRESH_S = 0.1  # the fastest a progress bar redraws

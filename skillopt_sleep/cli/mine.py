@@ -97,13 +97,14 @@ def mine_command(
     ),
 ) -> None:
     """Find the requests a project's developer makes again and again, and how each would be judged."""
+    from skillopt_sleep._display import displayable_json
     from skillopt_sleep.cli._profile import overrides
     from skillopt_sleep.cli._render import missing_project_note
     from skillopt_sleep.cli.harvest import (
         checked_sources,  # the sources and window as harvest reads
     )
     from skillopt_sleep.engine import ProjectState, load_config, preview_families
-    from skillopt_sleep.jsonable import dumps, terminal_safe
+    from skillopt_sleep.jsonable import dumps
     from skillopt_sleep.mine import MineConfig
 
     sources = checked_sources(source, since)
@@ -137,7 +138,7 @@ def mine_command(
             progress=progress,
         )
     if as_json:
-        typer.echo(terminal_safe(dumps(list(result.tasks), indent=2)))
+        typer.echo(displayable_json(dumps(list(result.tasks), indent=2)))
     _table(console, result)
     note = missing_project_note(root, int(result.stats.get("sessions", 0)))
     if note:

@@ -22,9 +22,9 @@ from typing import BinaryIO
 import orjson
 
 from skillopt_core.errors import StorageError
+from skillopt_sleep._display import displayable_json_bytes
 from skillopt_sleep.harvest._build import Draft
 from skillopt_sleep.harvest._events import to_utc
-from skillopt_sleep.jsonable import terminal_safe_bytes
 from skillopt_sleep.records import Session
 
 _OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_UTC_Z | orjson.OPT_NON_STR_KEYS
@@ -103,7 +103,7 @@ class JsonSink:
     def write_json(self, document: bytes) -> None:
         """One session already rendered (:func:`session_json` or :func:`draft_json`)."""
         if self._terminal:  # a transcript's controls stay inert where they are printed
-            document = terminal_safe_bytes(document)
+            document = displayable_json_bytes(document)
         try:
             self._handle.write(b"\n" if not self._count else b",\n")
             self._handle.write(document)

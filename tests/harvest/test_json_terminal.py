@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from skillopt_sleep._display import displayable_json, displayable_json_bytes
 from skillopt_sleep.cli import app
-from skillopt_sleep.jsonable import terminal_safe, terminal_safe_bytes
 from tests.harvest._fixtures import WEBAPP, write_claude_session
 
 HOSTILE = "fix the bug \u202egnp.exe\u202c please \x9b31m \u2066x\u2069 \u061c \u4e2d \u00e9"
@@ -23,7 +23,7 @@ RAW = ("\x9b", "\u202e", "\u202c", "\u2066", "\u2069", "\u061c")
 
 def test_the_escapes_are_the_same_json_and_leave_other_text_alone() -> None:
     text = json.dumps({"a": HOSTILE, "b": "\\\u202e"}, ensure_ascii=False)
-    for safe in (terminal_safe(text), terminal_safe_bytes(text.encode()).decode()):
+    for safe in (displayable_json(text), displayable_json_bytes(text.encode()).decode()):
         assert not any(c in safe for c in RAW) and "\u4e2d" in safe and "\u00e9" in safe
         assert json.loads(safe) == json.loads(text)
 
