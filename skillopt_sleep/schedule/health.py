@@ -98,9 +98,10 @@ def log_unwritable(log: str, why: str) -> Problem:
 
 def zone_shifted(zone: str, at: str, shown: str, fires: str, again: str) -> Problem:
     """The crontab entry sits below the user's ``CRON_TZ={zone}`` (an older version appended it
-    there, or the line was added above it since): cronie fires it on that zone's clock, not on the system one ``status`` shows.
-    ``fires`` says when that is on the system clock ("" when unknown); ``again`` names the
-    command that writes the entry again, above the ``CRON_TZ`` lines."""
+    there, or the line was added above it since): cronie fires it on that zone's clock, not on
+    the system one ``status`` shows. ``fires`` says when that is on the system clock ("" when
+    unknown); ``again`` names the command that writes the entry again, above the ``CRON_TZ``
+    lines."""
     when = f" ({fires} {shown} time)" if fires else ""
     return Problem(
         f"the nightly crontab entry sits below `CRON_TZ={zone}` in your crontab: where cron "

@@ -21,9 +21,9 @@ from skillopt_core.errors import EXIT_BUSY, EXIT_USAGE, BusyError, UsageError
 from skillopt_sleep.cli import app
 from skillopt_sleep.engine import ProjectState, adopt, reject, rollback
 from skillopt_sleep.engine.api import forget_refused, refused
-from skillopt_sleep.stage.proposal import FileChange, stage
 from skillopt_sleep.stage.refused import RefusedEdit, edit_id
 from tests.longrun._days import Developer
+from tests.longrun._staging import new_skill, stage_adding
 
 GENERAL = "- In every answer, whatever the request:"  # a rule the mock optimizer generalises
 MARKUP = "- Use [bold red]LOUD[/] and [link=https://x.example]here[/link] :smile:"
@@ -32,25 +32,11 @@ FIELDS = {"id", "skill", "by", "op", "anchor", "content", "rationale", "blocks",
 
 @pytest.fixture
 def skill(tmp_path: Path) -> Path:
-    path = tmp_path / "proj" / ".claude" / "skills" / "s" / "SKILL.md"
-    path.parent.mkdir(parents=True)
-    path.write_bytes(b"---\nname: s\ndescription: s things\n---\nold\n")
-    return path
+    return new_skill(tmp_path)
 
 
 def _stage(skill: Path, night: int, *lines: str) -> str:
-    """A proposal staged from the live file as it is now, adding ``lines`` (its edits)."""
-    night_id = f"202601{night:02d}-031700"
-    text = skill.read_text() + "".join(f"{line}\n" for line in lines)
-    edits = [
-        {"skill": str(skill), "op": "add", "anchor": "", "content": line, "accepted": True,
-         "rationale": "the judge asked"}
-        for line in lines
-    ]  # fmt: skip
-    report = {"report.json": json.dumps({"edits": edits})}
-    change = FileChange(skill, "skill", skill.read_bytes(), text, len(lines))
-    stage(ProjectState(skill.parents[3]), night_id, [change], report)
-    return night_id
+    return stage_adding(skill, night, *lines, rationale="the judge asked")
 
 
 def _project(skill: Path) -> Path:

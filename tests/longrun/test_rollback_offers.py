@@ -17,36 +17,22 @@ Found by simulating months of nights (adopt some, leave some, roll back some):
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from skillopt_core.errors import UsageError
 from skillopt_sleep.engine import ProjectState, adopt, list_proposals, reject, rollback
-from skillopt_sleep.stage.proposal import FileChange, stage
+from tests.longrun._staging import new_skill, stage_adding
 
 
 @pytest.fixture
 def skill(tmp_path: Path) -> Path:
-    path = tmp_path / "proj" / ".claude" / "skills" / "s" / "SKILL.md"
-    path.parent.mkdir(parents=True)
-    path.write_bytes(b"---\nname: s\ndescription: s things\n---\nold\n")
-    return path
+    return new_skill(tmp_path)
 
 
 def _stage(skill: Path, night: int, *lines: str) -> str:
-    """A proposal staged from the live file as it is now, adding ``lines`` (its edits)."""
-    night_id = f"202601{night:02d}-031700"
-    text = skill.read_text() + "".join(f"{line}\n" for line in lines)
-    edits = [
-        {"skill": str(skill), "op": "add", "anchor": "", "content": line, "accepted": True}
-        for line in lines
-    ]
-    report = {"report.json": json.dumps({"edits": edits})}
-    change = FileChange(skill, "skill", skill.read_bytes(), text, len(lines))
-    stage(ProjectState(skill.parents[3]), night_id, [change], report)
-    return night_id
+    return stage_adding(skill, night, *lines)
 
 
 def _states(project: Path) -> dict[str, str]:
