@@ -147,11 +147,19 @@ def _feed(
     if type(source).parse is Source.parse:
         parse = orjson.loads  # the default, without a method call per line
     head = source.ignorable_head.match if source.ignorable_head is not None else None
+    fold, sidechains = source.fold_line, config.include_sidechains
+    meta, events = state.meta, state.events
     for line in lines:
         if ignorable and line.startswith(ignorable):
             continue
         if head is not None and head(line) is not None:
             continue
+        if fold is not None:
+            folded = fold(line, meta, events, sidechains)
+            if folded:
+                if folded == 2:
+                    skipped[_SKIP_REASONS[Feed.SIDECHAIN]] += 1
+                continue
         try:
             record = parse(line)
         except ValueError:

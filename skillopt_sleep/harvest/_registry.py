@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -95,6 +95,10 @@ class Source:
     # The same as a pattern matched at the start of a line, for records whose type follows a
     # first field (``{"timestamp":"...","type":"token_count"...``); a match is skipped unparsed.
     ignorable_head: re.Pattern[bytes] | None = None
+    # A compiled fast path for the common records: ``fold_line(line, meta, events, sidechains)``
+    # folds a raw line exactly as ``parse`` then ``feed`` would and returns 1 (2: a sidechain
+    # record skipped), or returns 0 having changed nothing, and the line takes the Python path.
+    fold_line: Callable[[bytes, dict[str, Any], list[Any], bool], int] | None = None
 
     def discover(self, config: HarvestConfig) -> Iterator[Path | Unreadable]:
         """Candidate transcript files (may pre-filter cheaply by project; scope is checked later),

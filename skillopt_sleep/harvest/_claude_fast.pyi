@@ -1,0 +1,6 @@
+from typing import Any
+
+SOURCE_DIGEST: str
+
+def fold(line: bytes, meta: dict[str, Any], events: list[Any], sidechains: bool, /) -> int: ...
+def configure(text_window: int, input_window: int, result_window: int, /) -> None: ...
