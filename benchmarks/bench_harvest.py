@@ -12,6 +12,8 @@ output):
 
 * the bare pass: a Python process that ``json.loads`` every line of the same files;
 * ``skillopt-sleep harvest`` (summary only) and ``harvest --json`` (sessions streamed to stdout);
+* ``harvest`` in pure Python (``SKILLOPT_PURE_PYTHON=1``: without the Claude reader's C fold),
+  for what the compiled fold saves;
 * their wall and CPU ratios to the bare pass, against issue 13's targets (<= 1.0x wall,
   <= 1.3x with --json, CPU <= 1.5x), and peak RSS (flat from 3k to 12k sessions when streamed);
 * on the own corpus, a committed night, a no-change re-run and a run after appending to 5%.
@@ -497,6 +499,15 @@ def harvest_argv(homes: dict[str, Path], project: str, state: Path, *extra: str)
             *sources, "--state-dir", str(state), *extra]  # fmt: skip
 
 
+# name -> (extra harvest arguments, extra environment); "bare" is the json.loads pass
+RUNS: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
+    "bare": ((), {}),
+    "harvest": ((), {}),
+    "harvest --json": (("--json",), {}),
+    "pure Python": ((), {"SKILLOPT_PURE_PYTHON": "1"}),
+}
+
+
 def compare(
     label: str, homes: dict[str, Path], project: str, scratch: Path, repeat: int
 ) -> dict[str, Measure]:
@@ -504,17 +515,19 @@ def compare(
     roots = [str(h) for h in homes.values()]
     bare_argv = [sys.executable, "-c", _BARE, *roots]
     whole_process(bare_argv)  # warm the page cache so every pass reads from memory
-    out: dict[str, list[Measure]] = {"bare": [], "harvest": [], "harvest --json": []}
+    out: dict[str, list[Measure]] = {name: [] for name in RUNS}
     for number in range(repeat):
         out["bare"].append(whole_process(bare_argv))
-        for name, extra in (("harvest", ()), ("harvest --json", ("--json",))):
+        for name, (extra, env) in RUNS.items():
+            if name == "bare":
+                continue
             state = scratch / f"{label}-{name.replace(' ', '')}-{number}"
             shutil.rmtree(state, ignore_errors=True)
-            out[name].append(whole_process(harvest_argv(homes, project, state, *extra)))
+            out[name].append(whole_process(harvest_argv(homes, project, state, *extra), env))
     result = {name: median(runs) for name, runs in out.items()}
     bare = result["bare"]
     print(f"{label}: medians of {repeat}, whole processes (start-up and output included)")
-    for name in ("bare", "harvest", "harvest --json"):
+    for name in RUNS:
         m = result[name]
         ratio = "" if name == "bare" else (
             f"   {m.wall / bare.wall:5.2f}x wall   {m.cpu / bare.cpu:5.2f}x CPU")  # fmt: skip
@@ -580,6 +593,10 @@ def main() -> int:
     scratch = root / "states"
     try:
         print(f"CPUs: {os.cpu_count()}, 1-min load average: {os.getloadavg()[0]:.1f}")
+        from skillopt_sleep.harvest.claude import ClaudeSource
+
+        built = ClaudeSource.fold_lines is not None
+        print(f"Claude reader's C fold: {'built' if built else 'NOT built (pure Python runs)'}")
         own = root / "own"
         shutil.rmtree(own, ignore_errors=True)  # file names carry the time: never mix two
         began = time.perf_counter()

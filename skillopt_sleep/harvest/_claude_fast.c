@@ -20,6 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* setup.py defines it as the SHA-256 of this file, so claude.py can tell a stale build from a
  * current one (an editable install whose C source changed since it was compiled). */
@@ -79,6 +82,38 @@ static void init_classes(void) {
     string_class['\\'] = 2;
 }
 
+/* The first byte at or after `p` that ends a run of plain string bytes (a quote, a backslash,
+ * a control character or a non-ASCII byte), or `end`: 16 bytes a step with SSE2, 8 elsewhere. */
+static const unsigned char *plain_run(const unsigned char *p, const unsigned char *end) {
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+    const __m128i below_space = _mm_set1_epi8(0x1F);
+    while (end - p >= 16) {
+        __m128i chunk = _mm_loadu_si128((const __m128i *)p);
+        __m128i special = _mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(chunk, quote), _mm_cmpeq_epi8(chunk, backslash)),
+            _mm_cmpeq_epi8(_mm_max_epu8(chunk, below_space), below_space));
+        int mask = _mm_movemask_epi8(special) | _mm_movemask_epi8(chunk); /* | high bit */
+        if (mask) return p + __builtin_ctz((unsigned)mask);
+        p += 16;
+    }
+#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    while (end - p >= 8) {
+        uint64_t v, q, b;
+        memcpy(&v, p, 8);
+        q = v ^ (ones * '"');
+        b = v ^ (ones * '\\');
+        uint64_t special = (v & highs) | ((v - ones * 0x20) & ~v & highs) |
+                           ((q - ones) & ~q & highs) | ((b - ones) & ~b & highs);
+        if (special) return p + (__builtin_ctzll(special) >> 3);
+        p += 8;
+    }
+#endif
+    while (p < end && string_class[*p] == 0) p++;
+    return p;
+}
+
 static void skip_ws(Cur *c) {
     while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r'))
         c->p++;
@@ -127,7 +162,7 @@ static int read_string(Cur *c, Val *v) {
     const unsigned char *p = c->p + 1, *end = c->end;
     int escaped = 0;
     for (;;) {
-        while (p < end && string_class[*p] == 0) p++;
+        p = plain_run(p, end);
         if (p >= end) return 0;
         switch (string_class[*p]) {
         case 1:
@@ -939,23 +974,13 @@ static int optional_text(const Val *v) {
     return v->kind == V_ABSENT || v->kind == V_NULL || v->kind == V_STRING;
 }
 
-static PyObject *fold(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    (void)module;
-    if (nargs != 4 || !PyBytes_Check(args[0]) || !PyDict_Check(args[1]) ||
-        !PyList_Check(args[2])) {
-        PyErr_SetString(PyExc_TypeError, "fold(line: bytes, meta: dict, events: list, "
-                                         "sidechains: bool)");
-        return NULL;
-    }
-    PyObject *meta = args[1], *events = args[2];
-    int sidechains = PyObject_IsTrue(args[3]);
-    if (sidechains < 0) return NULL;
-    Record *r = PyMem_Malloc(sizeof(Record));
-    if (r == NULL) return PyErr_NoMemory();
+/* One line (`p` to `end`, no newline) folded into `meta` and `events`: 1 folded, 2 a sidechain
+ * record skipped, 0 not handled (nothing changed), -1 an exception. `r` is scratch space. */
+static int fold_span(Record *r, const unsigned char *p, const unsigned char *end, PyObject *meta,
+                     PyObject *events, int sidechains) {
     memset(r, 0, offsetof(Record, blocks));
-    Cur c = {(const unsigned char *)PyBytes_AS_STRING(args[0]),
-             (const unsigned char *)PyBytes_AS_STRING(args[0]) + PyBytes_GET_SIZE(args[0]), 0};
-    long handled = 0;
+    Cur c = {p, end, 0};
+    int handled = 0;
     PyObject *ts = NULL, *key = NULL, *session = NULL, *cwd = NULL, *branch = NULL;
     PyObject *model = NULL, *out = NULL;
     int assistant, side, ignored = 0, status = 0;
@@ -1016,7 +1041,6 @@ static PyObject *fold(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     status = 1;
     handled = 1;
 done:
-    PyMem_Free(r);
     Py_XDECREF(ts);
     Py_XDECREF(key);
     Py_XDECREF(session);
@@ -1024,9 +1048,77 @@ done:
     Py_XDECREF(branch);
     Py_XDECREF(model);
     Py_XDECREF(out);
-    if (status < 0 && PyErr_Occurred()) return NULL;
+    if (status < 0 && PyErr_Occurred()) return -1;
     PyErr_Clear();
-    return PyLong_FromLong(handled);
+    return handled;
+}
+
+static int sidechains_arg(PyObject *value) { return PyObject_IsTrue(value); }
+
+static PyObject *fold(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 4 || !PyBytes_Check(args[0]) || !PyDict_Check(args[1]) ||
+        !PyList_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "fold(line: bytes, meta: dict, events: list, "
+                                         "sidechains: bool)");
+        return NULL;
+    }
+    int sidechains = sidechains_arg(args[3]);
+    if (sidechains < 0) return NULL;
+    Record *r = PyMem_Malloc(sizeof(Record));
+    if (r == NULL) return PyErr_NoMemory();
+    const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    int handled = fold_span(r, p, p + PyBytes_GET_SIZE(args[0]), args[1], args[2], sidechains);
+    PyMem_Free(r);
+    return handled < 0 ? NULL : PyLong_FromLong(handled);
+}
+
+/* The lines of `data[start:end]` folded in order until one is not handled: (where to go on,
+ * that line's start and end or -1 and -1 when every line was folded, sidechain records
+ * skipped). Empty lines are passed over. */
+static PyObject *fold_lines(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    Py_ssize_t start, end;
+    if (nargs != 6 || !PyBytes_Check(args[0]) || !PyDict_Check(args[3]) ||
+        !PyList_Check(args[4])) {
+        PyErr_SetString(PyExc_TypeError, "fold_lines(data: bytes, start: int, end: int, "
+                                         "meta: dict, events: list, sidechains: bool)");
+        return NULL;
+    }
+    start = PyLong_AsSsize_t(args[1]);
+    end = PyLong_AsSsize_t(args[2]);
+    if ((start == -1 || end == -1) && PyErr_Occurred()) return NULL;
+    if (start < 0 || end > PyBytes_GET_SIZE(args[0]) || start > end) {
+        PyErr_SetString(PyExc_ValueError, "fold_lines: start and end must lie within data");
+        return NULL;
+    }
+    int sidechains = sidechains_arg(args[5]);
+    if (sidechains < 0) return NULL;
+    Record *r = PyMem_Malloc(sizeof(Record));
+    if (r == NULL) return PyErr_NoMemory();
+    const unsigned char *base = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    Py_ssize_t at = start, line_start = -1, line_end = -1, skipped = 0;
+    while (at < end) {
+        const unsigned char *newline = memchr(base + at, '\n', (size_t)(end - at));
+        Py_ssize_t stop = newline ? newline - base : end;
+        if (stop > at) {
+            int handled = fold_span(r, base + at, base + stop, args[3], args[4], sidechains);
+            if (handled < 0) {
+                PyMem_Free(r);
+                return NULL;
+            }
+            if (handled == 0) {
+                line_start = at;
+                line_end = stop;
+                at = stop < end ? stop + 1 : end;
+                break;
+            }
+            skipped += handled == 2;
+        }
+        at = stop < end ? stop + 1 : end;
+    }
+    PyMem_Free(r);
+    return Py_BuildValue("(nnnn)", at, line_start, line_end, skipped);
 }
 
 static PyObject *configure(PyObject *module, PyObject *args) {
@@ -1045,6 +1137,10 @@ static PyMethodDef methods[] = {
     {"fold", (PyCFunction)(void (*)(void))fold, METH_FASTCALL,
      "fold(line, meta, events, sidechains) -> 1 folded, 2 a skipped sidechain record, 0 not "
      "handled (nothing changed: read it in Python)."},
+    {"fold_lines", (PyCFunction)(void (*)(void))fold_lines, METH_FASTCALL,
+     "fold_lines(data, start, end, meta, events, sidechains) -> (next, line_start, line_end, "
+     "sidechains_skipped): the lines of data[start:end] folded until one is not handled "
+     "(line_start -1: all were)."},
     {"configure", configure, METH_VARARGS,
      "configure(text_window, input_window, result_window): the kept windows, in characters."},
     {NULL, NULL, 0, NULL},

@@ -84,13 +84,15 @@ class LineRead:
     head: bytes = b""  # the file's first ``HEAD_BYTES``, when the read started at offset 0
 
 
-def iter_lines(
+def iter_blocks(
     path: str | Path, offset: int, result: LineRead, max_line: int = DEFAULT_MAX_LINE
-) -> Iterator[bytes]:
-    """Yield complete lines from ``offset``; ``result`` is updated as lines are consumed.
+) -> Iterator[tuple[bytes, int]]:
+    """Yield ``(data, end)``: ``data[:end]`` is a run of complete lines from ``offset``, each
+    ending in a newline and none over ``max_line`` (empty lines included); ``result`` is updated
+    as blocks are consumed.
 
-    ``result.offset`` always points just after the last complete line yielded or skipped, so a
-    caller that stops early can still store a correct resume point.
+    ``result.offset`` always points just after the last block consumed (or line skipped), so a
+    caller that stops early re-reads, and never loses, what it had not finished.
     """
     result.offset = offset
     with open(path, "rb") as handle:
@@ -116,20 +118,35 @@ def iter_lines(
                 result.oversized += 1
                 chunk = chunk[cut + 1 :]
             data = carry + chunk if carry else chunk
-            parts = data.split(b"\n")
-            carry = parts.pop()
-            for line in parts:
-                pos += len(line) + 1
-                if len(line) > max_line:
-                    result.oversized += 1
-                    result.offset = pos
-                    continue
+            end = data.rfind(b"\n") + 1
+            carry = data[end:]
+            if end:
+                pos += end
+                if end > max_line:  # it may hold a line too long to keep
+                    data, end = _without_long_lines(data[:end], max_line, result)
+                yield data, end
                 result.offset = pos
-                if line:
-                    yield line
             if len(carry) > max_line:
                 pos += len(carry)
                 carry = b""
                 skipping = True
         if not skipping:
             result.tail = carry
+
+
+def _without_long_lines(block: bytes, max_line: int, result: LineRead) -> tuple[bytes, int]:
+    lines = block.split(b"\n")
+    kept = [line for line in lines if len(line) <= max_line]
+    result.oversized += len(lines) - len(kept)
+    joined = b"\n".join(kept)
+    return joined, len(joined)
+
+
+def iter_lines(
+    path: str | Path, offset: int, result: LineRead, max_line: int = DEFAULT_MAX_LINE
+) -> Iterator[bytes]:
+    """Yield the non-empty complete lines from ``offset`` (see :func:`iter_blocks`)."""
+    for data, end in iter_blocks(path, offset, result, max_line):
+        for line in data[:end].split(b"\n"):
+            if line:
+                yield line

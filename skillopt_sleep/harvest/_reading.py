@@ -24,7 +24,7 @@ from skillopt_sleep import _forked
 from skillopt_sleep.harvest._build import Draft, clean_path, draft, in_project
 from skillopt_sleep.harvest._events import BadTimestamp, FileState, seal
 from skillopt_sleep.harvest._index import pack
-from skillopt_sleep.harvest._lines import FileId, LineRead, iter_lines, with_head
+from skillopt_sleep.harvest._lines import FileId, LineRead, iter_blocks, with_head
 from skillopt_sleep.harvest._registry import Feed, HarvestConfig, Source
 
 _SHAPE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
@@ -74,8 +74,8 @@ def read_file(source: Source, job: ReadJob, config: HarvestConfig) -> ReadOutcom
     outcome = ReadOutcome(job, job.offset, first_event=len(state.events))
     read = LineRead(job.offset)
     try:
-        lines = iter_lines(job.path, job.offset, read, config.max_line_bytes)
-        _feed(source, state, lines, config, outcome.skipped)
+        blocks = iter_blocks(job.path, job.offset, read, config.max_line_bytes)
+        _feed_blocks(source, state, blocks, config, outcome.skipped)
         _tail(source, state, read, config, outcome.skipped)
         outcome.stamped = with_head(job.path, job.fid, read.offset, read.head)
     except OSError:
@@ -134,6 +134,32 @@ def _tail(
         skipped["partial last line (left for next time)"] += 1
 
 
+def _feed_blocks(
+    source: Source,
+    state: FileState,
+    blocks: Iterable[tuple[bytes, int]],
+    config: HarvestConfig,
+    skipped: Counter[str],
+) -> None:
+    """Runs of lines (see ``iter_blocks``): a source's compiled fold takes every line it can, in
+    order, and hands each other line to ``_feed``."""
+    fold = source.fold_lines
+    if fold is None:
+        for data, end in blocks:
+            _feed(source, state, data[:end].split(b"\n"), config, skipped)
+        return
+    meta, events, sidechains = state.meta, state.events, config.include_sidechains
+    sidechain = _SKIP_REASONS[Feed.SIDECHAIN]
+    for data, end in blocks:
+        at = 0
+        while at < end:
+            at, line_start, line_end, sides = fold(data, at, end, meta, events, sidechains)
+            if sides:
+                skipped[sidechain] += sides
+            if line_start >= 0:
+                _feed(source, state, (data[line_start:line_end],), config, skipped)
+
+
 def _feed(
     source: Source,
     state: FileState,
@@ -147,19 +173,11 @@ def _feed(
     if type(source).parse is Source.parse:
         parse = orjson.loads  # the default, without a method call per line
     head = source.ignorable_head.match if source.ignorable_head is not None else None
-    fold, sidechains = source.fold_line, config.include_sidechains
-    meta, events = state.meta, state.events
     for line in lines:
-        if ignorable and line.startswith(ignorable):
+        if not line or (ignorable and line.startswith(ignorable)):
             continue
         if head is not None and head(line) is not None:
             continue
-        if fold is not None:
-            folded = fold(line, meta, events, sidechains)
-            if folded:
-                if folded == 2:
-                    skipped[_SKIP_REASONS[Feed.SIDECHAIN]] += 1
-                continue
         try:
             record = parse(line)
         except ValueError:

@@ -95,10 +95,11 @@ class Source:
     # The same as a pattern matched at the start of a line, for records whose type follows a
     # first field (``{"timestamp":"...","type":"token_count"...``); a match is skipped unparsed.
     ignorable_head: re.Pattern[bytes] | None = None
-    # A compiled fast path for the common records: ``fold_line(line, meta, events, sidechains)``
-    # folds a raw line exactly as ``parse`` then ``feed`` would and returns 1 (2: a sidechain
-    # record skipped), or returns 0 having changed nothing, and the line takes the Python path.
-    fold_line: Callable[[bytes, dict[str, Any], list[Any], bool], int] | None = None
+    # A compiled fold of the common records: ``fold_lines(data, start, end, meta, events,
+    # sidechains)`` folds the lines of ``data[start:end]`` in order, each exactly as ``parse``
+    # then ``feed`` would, until one it does not handle: it returns where to go on, that line's
+    # start and end (-1, -1: none) and how many sidechain records it skipped (see claude.py).
+    fold_lines: Callable[..., tuple[int, int, int, int]] | None = None
 
     def discover(self, config: HarvestConfig) -> Iterator[Path | Unreadable]:
         """Candidate transcript files (may pre-filter cheaply by project; scope is checked later),

@@ -117,7 +117,7 @@ def _compiled_fold() -> Any:
             return None
     windows = (TEXT_CHARS, INPUT_CHARS, RESULT_CHARS)
     _claude_fast.configure(*(limit + REDACT_MARGIN for limit in windows))
-    return _claude_fast.fold
+    return _claude_fast.fold_lines
 
 
 class ClaudeSource(Source):
@@ -128,7 +128,7 @@ class ClaudeSource(Source):
         b'{"type":"file-history-snapshot"',
         b'{"type":"last-prompt"',
     )
-    fold_line = _compiled_fold()
+    fold_lines = _compiled_fold()
 
     def discover(self, config: HarvestConfig) -> Iterator[Path | Unreadable]:
         projects = config.home("claude", "CLAUDE_CONFIG_DIR", "~/.claude") / "projects"
