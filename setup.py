@@ -1,23 +1,28 @@
-"""The optional C fast path of the Claude Code reader. Without a C compiler the build goes on
-without it (``optional``) and the reader runs in pure Python, with the same results."""
+"""The optional C folds of the Claude Code and Codex readers. Without a C compiler the build goes
+on without them (``optional``) and the readers run in pure Python, with the same results."""
 
 import hashlib
 from pathlib import Path
 
 from setuptools import Extension, setup
 
-SOURCE = "skillopt_sleep/harvest/_claude_fast.c"
-# The module carries its source's digest: an editable install compiled from an older source is
-# recognised as stale and not used (see ``claude._compiled_fold``).
-DIGEST = hashlib.sha256((Path(__file__).parent / SOURCE).read_bytes()).hexdigest()
+HERE = Path(__file__).parent
+FOLDER = "skillopt_sleep/harvest"
+HEADER = f"{FOLDER}/_json_scan.h"
 
-setup(
-    ext_modules=[
-        Extension(
-            "skillopt_sleep.harvest._claude_fast",
-            [SOURCE],
-            define_macros=[("SOURCE_DIGEST", f'"{DIGEST}"')],
-            optional=True,
-        )
-    ]
-)
+
+def fold(name: str) -> Extension:
+    """One reader's fold. It carries the digest of its sources, so an editable install compiled
+    from older ones is recognised as stale and not used (``harvest._compiled``)."""
+    sources = [f"{FOLDER}/{name}.c", HEADER]
+    digest = hashlib.sha256(b"".join((HERE / s).read_bytes() for s in sources)).hexdigest()
+    return Extension(
+        f"skillopt_sleep.harvest.{name}",
+        sources[:1],
+        depends=[HEADER],
+        define_macros=[("SOURCE_DIGEST", f'"{digest}"')],
+        optional=True,
+    )
+
+
+setup(ext_modules=[fold("_claude_fast")])

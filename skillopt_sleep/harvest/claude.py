@@ -12,9 +12,6 @@ records name their parent (``forkedFrom``): the session's ``forked_from``. Sub-a
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,18 +19,8 @@ from typing import Any
 
 import orjson
 
-from skillopt_sleep.harvest._events import (
-    INPUT_CHARS,
-    REDACT_MARGIN,
-    RESULT_CHARS,
-    TEXT_CHARS,
-    FileState,
-    assistant,
-    call,
-    interrupt,
-    parse_ts,
-    result,
-)
+from skillopt_sleep.harvest import _compiled
+from skillopt_sleep.harvest._events import FileState, assistant, call, interrupt, parse_ts, result
 from skillopt_sleep.harvest._registry import (
     SOURCES,
     Feed,
@@ -97,29 +84,6 @@ def _tool_input(name: str, data: Any) -> str:
     return orjson.dumps(data).decode("utf-8", "replace") if data is not None else ""
 
 
-def _compiled_fold() -> Any:
-    """The C fold of an assistant turn or a user record of tool results (``_claude_fast.c``).
-
-    It reads a line exactly as ``feed`` does (the tests compare the two on every shape), several
-    times faster, and leaves every other line to ``feed``. Not used when the package was built
-    without it (no C compiler), when the build is older than its source (an editable install not
-    rebuilt: ``pip install -e .`` again), or when ``SKILLOPT_PURE_PYTHON`` is set.
-    """
-    if os.environ.get("SKILLOPT_PURE_PYTHON"):
-        return None
-    try:
-        from skillopt_sleep.harvest import _claude_fast
-    except ImportError:
-        return None
-    source = Path(__file__).with_name("_claude_fast.c")
-    with contextlib.suppress(OSError):  # a wheel ships no source: nothing to compare
-        if hashlib.sha256(source.read_bytes()).hexdigest() != _claude_fast.SOURCE_DIGEST:
-            return None
-    windows = (TEXT_CHARS, INPUT_CHARS, RESULT_CHARS)
-    _claude_fast.configure(*(limit + REDACT_MARGIN for limit in windows))
-    return _claude_fast.fold_lines
-
-
 class ClaudeSource(Source):
     name = "claude"
     harness = "claude"
@@ -128,7 +92,7 @@ class ClaudeSource(Source):
         b'{"type":"file-history-snapshot"',
         b'{"type":"last-prompt"',
     )
-    fold_lines = _compiled_fold()
+    fold_lines = getattr(_compiled.load("_claude_fast"), "fold_lines", None)
 
     def discover(self, config: HarvestConfig) -> Iterator[Path | Unreadable]:
         projects = config.home("claude", "CLAUDE_CONFIG_DIR", "~/.claude") / "projects"

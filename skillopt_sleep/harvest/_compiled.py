@@ -1,0 +1,37 @@
+"""The readers' optional C folds (``_claude_fast.c``, ``_codex_fast.c``, built by setup.py).
+
+A fold reads a line exactly as its reader's ``feed`` does (the tests compare the two on every
+shape) and leaves every line it is not sure of to ``feed``. It is not used when the package was
+built without it (no C compiler), when the build is older than its source (an editable install
+not rebuilt: ``pip install -e .`` again), or when ``SKILLOPT_PURE_PYTHON`` is set.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import os
+from pathlib import Path
+from types import ModuleType
+
+from skillopt_sleep.harvest._events import INPUT_CHARS, REDACT_MARGIN, RESULT_CHARS, TEXT_CHARS
+
+_HERE = Path(__file__).parent
+_HEADER = "_json_scan.h"
+
+
+def load(name: str) -> ModuleType | None:
+    """The compiled module ``name``, configured, or None to read in pure Python."""
+    if os.environ.get("SKILLOPT_PURE_PYTHON"):
+        return None
+    try:
+        module = importlib.import_module(f"skillopt_sleep.harvest.{name}")
+    except ImportError:
+        return None
+    with contextlib.suppress(OSError):  # a wheel ships no source: nothing to compare
+        sources = b"".join((_HERE / f).read_bytes() for f in (f"{name}.c", _HEADER))
+        if hashlib.sha256(sources).hexdigest() != module.SOURCE_DIGEST:
+            return None
+    module.configure(*(limit + REDACT_MARGIN for limit in (TEXT_CHARS, INPUT_CHARS, RESULT_CHARS)))
+    return module
