@@ -25,4 +25,4 @@ def fold(name: str) -> Extension:
     )
 
 
-setup(ext_modules=[fold("_claude_fast")])
+setup(ext_modules=[fold("_claude_fast"), fold("_codex_fast")])

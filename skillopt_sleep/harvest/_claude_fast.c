@@ -21,6 +21,31 @@
 
 static PyObject *s_session_id, *s_cwd, *s_git_branch, *s_model;
 
+/* A flag read for its truth: -1 when its kind would need Python's truth rules. */
+static int flag(const Val *v) {
+    switch (v->kind) {
+    case V_ABSENT:
+    case V_NULL:
+    case V_FALSE:
+        return 0;
+    case V_TRUE:
+        return 1;
+    default:
+        return -1;
+    }
+}
+
+static int starts_with_ascii(PyObject *text, const char *prefix) {
+    Py_ssize_t n = (Py_ssize_t)strlen(prefix);
+    if (PyUnicode_GET_LENGTH(text) < n) return 0;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (PyUnicode_READ(kind, data, i) != (Py_UCS4)(unsigned char)prefix[i]) return 0;
+    return 1;
+}
+
+
 typedef struct {
     Val type, text, id, name, tool_use_id, content, is_error, input_value;
     Val input[6]; /* command, file_path, pattern, url, query, prompt: `_tool_input`'s order */
@@ -332,13 +357,13 @@ static int assistant_events(const Record *r, PyObject *ts, PyObject *key, PyObje
         PyObject *text = NULL, *id = NULL, *name = NULL, *input = NULL, *part = NULL;
         int status = 1;
         if (is_text) {
-            if (!text_or_empty(&b->text, &text, 0)) status = PyErr_Occurred() ? -1 : 0;
+            if ((text = first_text(&b->text, NULL, 0)) == NULL) status = PyErr_Occurred() ? -1 : 0;
         } else {
             const Val *chosen = NULL;
             for (int f = 0; f < 6 && chosen == NULL; f++)
                 if (b->input[f].kind == V_STRING) chosen = &b->input[f];
             int no_input = b->input_value.kind == V_ABSENT || b->input_value.kind == V_NULL;
-            if (!text_or_empty(&b->id, &id, 0) || !text_or_empty(&b->name, &name, 0))
+            if ((id = first_text(&b->id, NULL, 0)) == NULL || (name = first_text(&b->name, NULL, 0)) == NULL)
                 status = PyErr_Occurred() ? -1 : 0;
             else if (no_input) input = PyUnicode_New(0, 0);
             else if (b->input_value.kind == V_OBJECT && chosen != NULL) input = decode(chosen, 0);
@@ -395,7 +420,7 @@ static int result_events(const Record *r, PyObject *ts, PyObject *key, PyObject 
         if (b->element != V_OBJECT || !is_raw(&b->type, "tool_result")) continue;
         PyObject *call_id = NULL, *excerpt = NULL, *code = NULL, *part = NULL, *kept = NULL;
         int error = flag(&b->is_error), status = 1;
-        if (!text_or_empty(&b->tool_use_id, &call_id, 0)) status = PyErr_Occurred() ? -1 : 0;
+        if ((call_id = first_text(&b->tool_use_id, NULL, 0)) == NULL) status = PyErr_Occurred() ? -1 : 0;
         if (status == 1) status = result_text(b, &excerpt);
         if (status == 1 && error) status = exit_code(excerpt, &code);
         if (status == 1 && !error) {
@@ -567,19 +592,27 @@ static int fold_one(void *ctx, const unsigned char *p, const unsigned char *end)
     return fold_span(t->record, p, end, t->meta, t->events, t->sidechains);
 }
 
-/* fold_lines(data, start, end, meta, events, sidechains): see `fold_run`. */
+/* fold_lines(data, start, end, state, sidechains): see `fold_run`. */
 static PyObject *fold_lines(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 6 || !PyDict_Check(args[3]) || !PyList_Check(args[4])) {
+    if (nargs != 5) {
         PyErr_SetString(PyExc_TypeError, "fold_lines(data: bytes, start: int, end: int, "
-                                         "meta: dict, events: list, sidechains: bool)");
+                                         "state: FileState, sidechains: bool)");
         return NULL;
     }
-    Target target = {NULL, args[3], args[4], PyObject_IsTrue(args[5])};
-    if (target.sidechains < 0) return NULL;
-    if ((target.record = PyMem_Malloc(sizeof(Record))) == NULL) return PyErr_NoMemory();
-    PyObject *out = fold_run(args[0], args[1], args[2], fold_one, &target);
+    Target target = {NULL, PyObject_GetAttrString(args[3], "meta"),
+                     PyObject_GetAttrString(args[3], "events"), PyObject_IsTrue(args[4])};
+    PyObject *out = NULL;
+    if (target.meta == NULL || target.events == NULL || target.sidechains < 0)
+        ;
+    else if (!PyDict_Check(target.meta) || !PyList_Check(target.events))
+        PyErr_SetString(PyExc_TypeError, "fold_lines: state.meta must be a dict and "
+                                         "state.events a list");
+    else if ((target.record = PyMem_Malloc(sizeof(Record))) == NULL) PyErr_NoMemory();
+    else out = fold_run(args[0], args[1], args[2], fold_one, &target);
     PyMem_Free(target.record);
+    Py_XDECREF(target.meta);
+    Py_XDECREF(target.events);
     return out;
 }
 
@@ -588,7 +621,7 @@ static PyMethodDef methods[] = {
      "fold(line, meta, events, sidechains) -> 1 folded, 2 a skipped sidechain record, 0 not "
      "handled (nothing changed: read it in Python)."},
     {"fold_lines", (PyCFunction)(void (*)(void))fold_lines, METH_FASTCALL,
-     "fold_lines(data, start, end, meta, events, sidechains) -> (next, line_start, line_end, "
+     "fold_lines(data, start, end, state, sidechains) -> (next, line_start, line_end, "
      "sidechains_skipped): the lines of data[start:end] folded until one is not handled "
      "(line_start -1: all were)."},
     CONFIGURE_METHOD,

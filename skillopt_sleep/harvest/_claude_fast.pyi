@@ -8,8 +8,7 @@ def fold_lines(
     data: bytes,
     start: int,
     end: int,
-    meta: dict[str, Any],
-    events: list[Any],
+    state: Any,
     sidechains: bool,
     /,
 ) -> tuple[int, int, int, int]: ...

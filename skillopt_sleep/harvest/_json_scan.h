@@ -326,20 +326,6 @@ static int is_raw(const Val *v, const char *word) {
            memcmp(v->start, word, n) == 0;
 }
 
-/* A flag read for its truth: -1 when its kind would need Python's truth rules. */
-static int flag(const Val *v) {
-    switch (v->kind) {
-    case V_ABSENT:
-    case V_NULL:
-    case V_FALSE:
-        return 0;
-    case V_TRUE:
-        return 1;
-    default:
-        return -1;
-    }
-}
-
 /* A string value, decoded to at most `cap` characters (0: all of it); NULL with no exception
  * when `v` is not a string. */
 static PyObject *decode(const Val *v, Py_ssize_t cap) {
@@ -491,16 +477,20 @@ static int iso_utc(const Val *v, double *ts) {
 
 /* ---- shared event builders ----------------------------------------------------------- */
 
-/* An optional text field read as `str(value or "")`: "" for a missing or false value, 1 and a
- * new reference in `*out`, or 0 for a kind only Python's `str()` should render. */
-static int text_or_empty(const Val *v, PyObject **out, Py_ssize_t cap) {
-    if (v->kind == V_ABSENT || v->kind == V_NULL || v->kind == V_FALSE) {
-        *out = PyUnicode_New(0, 0);
-        return *out != NULL;
-    }
-    if (v->kind != V_STRING) return 0;
-    *out = decode(v, cap);
-    return *out != NULL;
+/* `value or ...`: 1 truthy, 0 falsy, -1 a kind whose truth only Python should judge. */
+static int truthy_text(const Val *v) {
+    if (v->kind == V_ABSENT || v->kind == V_NULL || v->kind == V_FALSE) return 0;
+    if (v->kind == V_STRING) return v->start != v->end;
+    return -1;
+}
+
+/* `str(a or b or "")` for optional text fields; NULL with no exception: not handled. */
+static PyObject *first_text(const Val *a, const Val *b, Py_ssize_t cap) {
+    int ta = truthy_text(a), tb = b ? truthy_text(b) : 0;
+    if (ta < 0 || (ta == 0 && tb < 0)) return NULL;
+    if (ta) return decode(a, cap);
+    if (tb) return decode(b, cap);
+    return PyUnicode_New(0, 0);
 }
 
 static int event(PyObject *events, Py_ssize_t size, ...) {
@@ -517,16 +507,6 @@ static int event(PyObject *events, Py_ssize_t size, ...) {
     int failed = PyList_Append(events, item);
     Py_DECREF(item);
     return failed;
-}
-
-static int starts_with_ascii(PyObject *text, const char *prefix) {
-    Py_ssize_t n = (Py_ssize_t)strlen(prefix);
-    if (PyUnicode_GET_LENGTH(text) < n) return 0;
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (PyUnicode_READ(kind, data, i) != (Py_UCS4)(unsigned char)prefix[i]) return 0;
-    return 1;
 }
 
 /* ---- the line driver -------------------------------------------------------------------- */

@@ -148,12 +148,11 @@ def _feed_blocks(
         for data, end in blocks:
             _feed(source, state, data[:end].split(b"\n"), config, skipped)
         return
-    meta, events, sidechains = state.meta, state.events, config.include_sidechains
-    sidechain = _SKIP_REASONS[Feed.SIDECHAIN]
+    sidechains, sidechain = config.include_sidechains, _SKIP_REASONS[Feed.SIDECHAIN]
     for data, end in blocks:
         at = 0
         while at < end:
-            at, line_start, line_end, sides = fold(data, at, end, meta, events, sidechains)
+            at, line_start, line_end, sides = fold(data, at, end, state, sidechains)
             if sides:
                 skipped[sidechain] += sides
             if line_start >= 0:

@@ -95,10 +95,10 @@ class Source:
     # The same as a pattern matched at the start of a line, for records whose type follows a
     # first field (``{"timestamp":"...","type":"token_count"...``); a match is skipped unparsed.
     ignorable_head: re.Pattern[bytes] | None = None
-    # A compiled fold of the common records: ``fold_lines(data, start, end, meta, events,
-    # sidechains)`` folds the lines of ``data[start:end]`` in order, each exactly as ``parse``
-    # then ``feed`` would, until one it does not handle: it returns where to go on, that line's
-    # start and end (-1, -1: none) and how many sidechain records it skipped (see claude.py).
+    # A compiled fold of the common records: ``fold_lines(data, start, end, state, sidechains)``
+    # folds the lines of ``data[start:end]`` in order, each exactly as ``parse`` then ``feed``
+    # would, until one it does not handle: it returns where to go on, that line's start and end
+    # (-1, -1: none) and how many sidechain records it skipped (see ``_compiled``).
     fold_lines: Callable[..., tuple[int, int, int, int]] | None = None
 
     def discover(self, config: HarvestConfig) -> Iterator[Path | Unreadable]:

@@ -15,6 +15,7 @@ was written by the model, not typed by the user.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -24,6 +25,7 @@ from typing import Any
 
 import orjson
 
+from skillopt_sleep.harvest import _compiled
 from skillopt_sleep.harvest._events import FileState, assistant, call, interrupt, parse_ts, result
 from skillopt_sleep.harvest._registry import SOURCES, Feed, HarvestConfig, Source, Unreadable
 
@@ -144,6 +146,11 @@ class CodexSource(Source):
         rb'|event_msg","payload":\{"type":"(?:token_count|task_started|task_complete)")'
     )
 
+    def __init__(self) -> None:
+        compiled = _compiled.load("_codex_fast")
+        if compiled is not None:
+            self.fold_lines = functools.partial(compiled.fold_lines, self._parts)
+
     def discover(self, config: HarvestConfig) -> Iterator[Path | Unreadable]:
         home = config.home("codex", "CODEX_HOME", "~/.codex")
         for folder in (home / "sessions", home / "archived_sessions"):
@@ -204,6 +211,11 @@ class CodexSource(Source):
             state.set_meta("session_id", record.get("id"))
             return Feed.USED
         return Feed.UNKNOWN
+
+    def _parts(self, state: FileState, role: str, parts: list[str], ts: float | None) -> Feed:
+        """A message the compiled fold read, as its text parts (``_texts``)."""
+        text = _user_text(parts) if role == "user" else "\n".join(parts).strip()
+        return self._message(state, role, text, ts)
 
     def _message(self, state: FileState, role: str, text: str, ts: float | None) -> Feed:
         """Append a message unless it mirrors the one just seen in the other channel.
