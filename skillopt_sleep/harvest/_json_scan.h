@@ -234,14 +234,21 @@ static int next_member(Cur *c, unsigned char close, int *more) {
     return 1;
 }
 
-/* A member's key and its colon. An escaped key could spell a wanted one: not handled. */
-static int member_key(Cur *c, const char **key, Py_ssize_t *len) {
-    Val k;
-    if (c->p >= c->end || *c->p != '"' || !read_string(c, &k) || k.escaped) return 0;
+/* A member's key and its colon. */
+static int read_key(Cur *c, Val *key) {
+    if (c->p >= c->end || *c->p != '"' || !read_string(c, key)) return 0;
     skip_ws(c);
     if (c->p >= c->end || *c->p != ':') return 0;
     c->p++;
     skip_ws(c);
+    return 1;
+}
+
+/* The key of a member of an object whose keys matter: an escaped key could spell a wanted one,
+ * so it is not handled. */
+static int member_key(Cur *c, const char **key, Py_ssize_t *len) {
+    Val k;
+    if (!read_key(c, &k) || k.escaped) return 0;
     *key = k.start;
     *len = k.end - k.start;
     return 1;
@@ -253,18 +260,7 @@ static int skip_container(Cur *c, unsigned char open, unsigned char close) {
     if (empty) return 1;
     while (more) {
         Val scratch;
-        if (open == '{') {
-            const char *key;
-            Py_ssize_t len;
-            if (!member_key(c, &key, &len)) {
-                /* an escaped key is fine where no key matters */
-                if (c->p >= c->end || *c->p != '"' || !read_string(c, &scratch)) return 0;
-                skip_ws(c);
-                if (c->p >= c->end || *c->p != ':') return 0;
-                c->p++;
-                skip_ws(c);
-            }
-        }
+        if (open == '{' && !read_key(c, &scratch)) return 0; /* no key matters here */
         if (!read_value(c, &scratch) || !next_member(c, close, &more)) return 0;
     }
     return 1;
