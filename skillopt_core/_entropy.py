@@ -82,12 +82,14 @@ _SELECTOR_NEXT = frozenset("{,:>+~[")
 def public_context(text: str, start: int, end: int) -> bool:
     """Where a random-looking run ``text[start:end]`` is public by position: a go.sum / go.mod
     ``h1:`` hash, a CSS class in a selector (``.name{`` / ``.name,``), or a class in an HTML
-    ``class`` attribute."""
+    ``class`` attribute (of this text: ``redact_many`` joins texts with a NUL between, which the
+    look-back for the attribute never crosses)."""
     if text.startswith("h1:", start - 3):
         return True
     if start and text[start - 1] == "." and end < len(text) and text[end] in _SELECTOR_NEXT:
         return True
     window = text[max(0, start - 400) : start]
+    window = window[window.rfind("\x00") + 1 :]  # never into another text of a batch (NUL-joined)
     at = window.rfind("class")
     return at >= 0 and _CLASS_ATTR_RE.match(window, at) is not None
 
