@@ -36,6 +36,7 @@ typedef struct {
     Val command[MAX_LIST];
     int parts; /* the text parts of a message's content (payload's or item's) */
     Val part_type[MAX_PARTS], part_text[MAX_PARTS];
+    const Val *inline_from;     /* which of arguments, input, action filled inline_arguments */
     Arguments inline_arguments; /* arguments given as an object, not as JSON text */
 } Record;
 
@@ -164,11 +165,17 @@ static int read_payload(Cur *c, Record *r) {
                  (is_container(c, '[') ? read_parts(c, r, &r->content)
                                        : read_value(c, &r->content));
         else if (KEY_IS("item") && is_container(c, '{')) ok = NESTED(&r->item, read_item(c, r));
-        else if ((KEY_IS("input") || KEY_IS("action")) && is_container(c, '{')) {
-            Val *target = KEY_IS("input") ? &r->input : &r->action;
-            /* only one of them can be the call's arguments, so one object is kept */
-            ok = r->input.kind != V_OBJECT && r->action.kind != V_OBJECT &&
-                 NESTED(target, read_arguments(c, &r->inline_arguments));
+        else if ((KEY_IS("arguments") || KEY_IS("input") || KEY_IS("action")) &&
+                 is_container(c, '{')) {
+            Val *target = KEY_IS("arguments") ? &r->arguments
+                          : KEY_IS("input")   ? &r->input
+                                              : &r->action;
+            /* the fields of the first such object are kept; `call_argument` reads an object
+             * only if it is the one kept */
+            if (r->inline_from == NULL) {
+                r->inline_from = target;
+                ok = NESTED(target, read_arguments(c, &r->inline_arguments));
+            } else ok = read_once(c, target);
         } else {
             if (KEY_IS("type")) slot = &r->p_type;
             else if (KEY_IS("role")) slot = &r->role;
@@ -302,7 +309,8 @@ static PyObject *call_argument(const Record *r) {
                      : r->input.kind != V_ABSENT   ? &r->input
                                                    : &r->action;
     if (raw->kind == V_ABSENT || raw->kind == V_NULL) return PyUnicode_New(0, 0);
-    if (raw->kind == V_OBJECT) return argument_text(&r->inline_arguments);
+    if (raw->kind == V_OBJECT)
+        return raw == r->inline_from ? argument_text(&r->inline_arguments) : NULL;
     if (raw->kind != V_STRING) return NULL;
     Py_ssize_t size = 0;
     char *json = unescaped(raw, &size);
@@ -678,6 +686,7 @@ static int fold_one(void *ctx, const unsigned char *p, const unsigned char *end)
     Record *r = t->record;
     memset(r, 0, offsetof(Record, command));
     r->parts = 0;
+    r->inline_from = NULL;
     memset(&r->inline_arguments, 0, sizeof(r->inline_arguments.field) +
                                          sizeof(r->inline_arguments.count));
     Cur c = {p, end, 0};
