@@ -14,24 +14,35 @@ import importlib
 import os
 from pathlib import Path
 from types import ModuleType
+from typing import Literal
 
 from skillopt_sleep.harvest._events import INPUT_CHARS, REDACT_MARGIN, RESULT_CHARS, TEXT_CHARS
 
+FOLDS = ("_claude_fast", "_codex_fast")
+Status = Literal["built", "stale", "not built", "off"]
 _HERE = Path(__file__).parent
 _HEADER = "_json_scan.h"
 
 
-def load(name: str) -> ModuleType | None:
-    """The compiled module ``name``, configured, or None to read in pure Python."""
+def status(name: str) -> tuple[Status, ModuleType | None]:
+    """Whether the compiled module ``name`` is usable, and the module when it is."""
     if os.environ.get("SKILLOPT_PURE_PYTHON"):
-        return None
+        return "off", None
     try:
         module = importlib.import_module(f"skillopt_sleep.harvest.{name}")
     except ImportError:
-        return None
+        return "not built", None
     with contextlib.suppress(OSError):  # a wheel ships no source: nothing to compare
         sources = b"".join((_HERE / f).read_bytes() for f in (f"{name}.c", _HEADER))
         if hashlib.sha256(sources).hexdigest() != module.SOURCE_DIGEST:
-            return None
-    module.configure(*(limit + REDACT_MARGIN for limit in (TEXT_CHARS, INPUT_CHARS, RESULT_CHARS)))
+            return "stale", None
+    return "built", module
+
+
+def load(name: str) -> ModuleType | None:
+    """The compiled module ``name``, configured, or None to read in pure Python."""
+    module = status(name)[1]
+    if module is not None:
+        windows = (TEXT_CHARS, INPUT_CHARS, RESULT_CHARS)
+        module.configure(*(limit + REDACT_MARGIN for limit in windows))
     return module

@@ -14,8 +14,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+/* The word-at-a-time string scan needs GCC's or Clang's bit builtins; other compilers (MSVC)
+ * scan a byte at a time. */
+#if defined(__GNUC__) || defined(__clang__)
+#define HAVE_CTZ 1
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#endif
 #endif
 
 /* setup.py defines it as the SHA-256 of the module's source and this header, so the Python side
@@ -60,7 +65,7 @@ static void init_classes(void) {
 /* The first byte at or after `p` that ends a run of plain string bytes (a quote, a backslash,
  * a control character or a non-ASCII byte), or `end`: 16 bytes a step with SSE2, 8 elsewhere. */
 static const unsigned char *plain_run(const unsigned char *p, const unsigned char *end) {
-#if defined(__SSE2__)
+#if defined(HAVE_CTZ) && defined(__SSE2__)
     const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
     const __m128i below_space = _mm_set1_epi8(0x1F);
     while (end - p >= 16) {
@@ -72,7 +77,7 @@ static const unsigned char *plain_run(const unsigned char *p, const unsigned cha
         if (mask) return p + __builtin_ctz((unsigned)mask);
         p += 16;
     }
-#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#elif defined(HAVE_CTZ) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
     while (end - p >= 8) {
         uint64_t v, q, b;

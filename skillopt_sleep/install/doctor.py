@@ -61,7 +61,10 @@ def engine_checks() -> list[Check]:
     from skillopt_sleep import __version__
 
     here = pointer()
-    checks = [Check("engine", "ok", f"skillopt-sleep {__version__} at {here['python']}")]
+    checks = [
+        Check("engine", "ok", f"skillopt-sleep {__version__} at {here['python']}"),
+        compiled_check(),
+    ]
     path = pointer_path()
     try:
         recorded = json.loads(path.read_text(encoding="utf-8"))
@@ -102,6 +105,32 @@ def engine_checks() -> list[Check]:
         else:
             checks.append(Check(f"engine pointer ({kind})", "ok", argv[0]))
     return checks
+
+
+def compiled_check() -> Check:
+    """The C folds of the Claude Code and Codex readers: without them a harvest gives the same
+    sessions, in about 1.5 times the CPU."""
+    from skillopt_sleep.harvest._compiled import FOLDS, status
+
+    found = {status(name)[0] for name in FOLDS}
+    if found == {"built"}:
+        return Check("compiled readers", "ok", "the Claude Code and Codex readers' C folds")
+    if "off" in found:
+        return Check("compiled readers", "info", "off: SKILLOPT_PURE_PYTHON is set")
+    if "stale" in found:
+        return Check(
+            "compiled readers",
+            "warn",
+            "built from an older source (harvests read in pure Python: same sessions, slower)",
+            "rebuild them: `pip install -e .` in the project's environment",
+        )
+    return Check(
+        "compiled readers",
+        "info",
+        "not built, no C compiler at install (harvests read in pure Python: same sessions, slower)",
+        "to build them, install a C compiler (gcc, Xcode's command line tools or MSVC) and "
+        "reinstall skillopt-sleep",
+    )
 
 
 def harness_checks(homes: Homes, project: Path) -> list[Check]:

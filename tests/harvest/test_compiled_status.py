@@ -1,0 +1,54 @@
+"""Whether the readers' C folds are used, and what ``doctor`` says about them."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from skillopt_sleep.harvest import _compiled
+from skillopt_sleep.install import doctor
+
+SOURCE = Path(_compiled.__file__).parent
+
+
+def test_pure_python_switch_turns_the_folds_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SKILLOPT_PURE_PYTHON", "1")
+    assert _compiled.status("_claude_fast") == ("off", None)
+    assert _compiled.load("_codex_fast") is None
+
+
+def test_a_fold_built_from_another_source_is_stale(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("SKILLOPT_PURE_PYTHON", raising=False)
+    if _compiled.status("_claude_fast")[0] != "built":
+        pytest.skip("the C folds are not built here")
+    shutil.copy(SOURCE / "_json_scan.h", tmp_path)
+    edited = (SOURCE / "_claude_fast.c").read_text(encoding="utf-8") + "\n/* edited */\n"
+    (tmp_path / "_claude_fast.c").write_text(edited, encoding="utf-8")
+    monkeypatch.setattr(_compiled, "_HERE", tmp_path)
+    assert _compiled.status("_claude_fast") == ("stale", None)
+
+
+def test_a_missing_module_is_not_built() -> None:
+    assert _compiled.status("_no_such_fold") == ("not built", None)
+
+
+@pytest.mark.parametrize(
+    ("found", "level", "says"),
+    [
+        ("built", "ok", "C folds"),
+        ("stale", "warn", "pip install -e ."),
+        ("not built", "info", "C compiler"),
+        ("off", "info", "SKILLOPT_PURE_PYTHON"),
+    ],
+)
+def test_doctor_reports_the_folds(
+    monkeypatch: pytest.MonkeyPatch, found: str, level: str, says: str
+) -> None:
+    monkeypatch.setattr(_compiled, "status", lambda name: (found, None))
+    check = doctor.compiled_check()
+    assert check.level == level
+    assert says in check.detail + check.hint
