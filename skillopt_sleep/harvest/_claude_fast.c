@@ -158,7 +158,7 @@ static int read_blocks(Cur *c, Record *r) {
     while (!empty && more) {
         if (r->nblocks >= MAX_BLOCKS) return 0;
         Block *b = &r->blocks[r->nblocks++];
-        memset(b, 0, sizeof(Block) - sizeof(b->part_type) - sizeof(b->part_text));
+        memset(b, 0, offsetof(Block, part_type)); /* the part arrays are filled as read */
         if (is_container(c, '{')) {
             b->element = V_OBJECT;
             if (!read_block(c, b)) return 0;
@@ -600,10 +600,11 @@ static PyObject *fold_lines(PyObject *module, PyObject *const *args, Py_ssize_t 
                                          "state: FileState, sidechains: bool)");
         return NULL;
     }
-    Target target = {NULL, PyObject_GetAttrString(args[3], "meta"),
-                     PyObject_GetAttrString(args[3], "events"), PyObject_IsTrue(args[4])};
+    Target target = {NULL, NULL, NULL, 0};
     PyObject *out = NULL;
-    if (target.meta == NULL || target.events == NULL || target.sidechains < 0)
+    if ((target.meta = PyObject_GetAttrString(args[3], "meta")) == NULL ||
+        (target.events = PyObject_GetAttrString(args[3], "events")) == NULL ||
+        (target.sidechains = PyObject_IsTrue(args[4])) < 0)
         ;
     else if (!PyDict_Check(target.meta) || !PyList_Check(target.events))
         PyErr_SetString(PyExc_TypeError, "fold_lines: state.meta must be a dict and "

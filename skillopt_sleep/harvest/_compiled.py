@@ -3,7 +3,8 @@
 A fold reads a line exactly as its reader's ``feed`` does (the tests compare the two on every
 shape) and leaves every line it is not sure of to ``feed``. It is not used when the package was
 built without it (no C compiler), when the build is older than its source (an editable install
-not rebuilt: ``pip install -e .`` again), or when ``SKILLOPT_PURE_PYTHON`` is set.
+not rebuilt: ``pip install -e .`` again), or when ``SKILLOPT_PURE_PYTHON`` is set (to
+anything but 0).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ _HEADER = "_json_scan.h"
 
 def status(name: str) -> tuple[Status, ModuleType | None]:
     """Whether the compiled module ``name`` is usable, and the module when it is."""
-    if os.environ.get("SKILLOPT_PURE_PYTHON"):
+    if os.environ.get("SKILLOPT_PURE_PYTHON", "0") not in ("", "0"):
         return "off", None
     try:
         module = importlib.import_module(f"skillopt_sleep.harvest.{name}")

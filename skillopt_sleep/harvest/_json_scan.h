@@ -32,6 +32,7 @@
 
 #define MAX_DEPTH 64
 #define MAX_NUMBER 40
+#define MAX_WINDOW (1 << 20) /* so every window plus its offsets fits a Py_ssize_t */
 
 /* Kept windows (characters): the kept length plus the redaction margin, from `_events`. */
 static Py_ssize_t text_window = 2064, input_window = 464, result_window = 464;
@@ -344,7 +345,11 @@ static PyObject *decode(const Val *v, Py_ssize_t cap) {
         }
         return PyUnicode_DecodeUTF8((const char *)p, end - p, "strict");
     }
-    char *buffer = PyMem_Malloc((size_t)(end - p) + 1);
+    /* unescaped text is never longer than its JSON, and `cap` characters take at most 4 bytes
+     * each */
+    size_t room = (size_t)(end - p);
+    if (cap > 0 && (size_t)cap < room / 4) room = (size_t)cap * 4;
+    char *buffer = PyMem_Malloc(room + 1);
     if (buffer == NULL) return PyErr_NoMemory();
     char *out = buffer;
     Py_ssize_t chars = 0;
@@ -556,8 +561,9 @@ static PyObject *configure(PyObject *module, PyObject *args) {
     (void)module;
     Py_ssize_t text, input, result;
     if (!PyArg_ParseTuple(args, "nnn", &text, &input, &result)) return NULL;
-    if (text < 1 || input < 1 || result < 1) {
-        PyErr_SetString(PyExc_ValueError, "windows must be positive");
+    if (text < 1 || input < 1 || result < 1 || text > MAX_WINDOW || input > MAX_WINDOW ||
+        result > MAX_WINDOW) {
+        PyErr_SetString(PyExc_ValueError, "windows must be from 1 to 1048576 characters");
         return NULL;
     }
     text_window = text, input_window = input, result_window = result;

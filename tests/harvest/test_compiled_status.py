@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import types
 from pathlib import Path
 
 import pytest
@@ -52,3 +53,25 @@ def test_doctor_reports_the_folds(
     check = doctor.compiled_check()
     assert check.level == level
     assert says in check.detail + check.hint
+
+
+def test_pure_python_switch_at_zero_leaves_the_folds_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SKILLOPT_PURE_PYTHON", "0")
+    assert _compiled.status("_no_such_fold")[0] == "not built"  # looked for, not switched off
+
+
+@pytest.mark.parametrize("name", _compiled.FOLDS)
+def test_windows_are_bounded(name: str) -> None:
+    module = _compiled.load(name)
+    if module is None:
+        pytest.skip("the C folds are not built here")
+    with pytest.raises(ValueError, match="windows"):
+        module.configure(1, 1, 1 << 62)  # the offsets added to it would overflow
+
+
+def test_a_state_without_meta_raises_its_own_error() -> None:
+    module = _compiled.load("_claude_fast")
+    if module is None:
+        pytest.skip("the C folds are not built here")
+    with pytest.raises(AttributeError, match="meta"):
+        module.fold_lines(b"{}\n", 0, 3, types.SimpleNamespace(events=[]), False)
