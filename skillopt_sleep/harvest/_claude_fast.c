@@ -63,196 +63,84 @@ typedef struct {
     Block blocks[MAX_BLOCKS];
 } Record;
 
-/* `{"type": ..., "text": ...}` inside a tool result's content list. */
-static int read_part(Cur *c, Block *b) {
-    int empty, more = 1;
-    if (b->parts >= MAX_PARTS) return 0;
-    Val *type = &b->part_type[b->parts], *text = &b->part_text[b->parts];
-    type->kind = text->kind = V_ABSENT;
-    b->parts++;
-    if (!open_container(c, '{', '}', &empty)) return 0;
-    while (!empty && more) {
-        const char *key;
-        Py_ssize_t len;
-        Val scratch;
-        if (!member_key(c, &key, &len)) return 0;
-        if (KEY_IS("type") ? !read_once(c, type)
-            : KEY_IS("text") ? !read_once(c, text)
-                             : !read_value(c, &scratch))
-            return 0;
-        if (!next_member(c, '}', &more)) return 0;
+static const char *const INPUT_FIELDS[6] = {"command", "file_path", "pattern", "url", "query",
+                                            "prompt"};
+
+static int input_member(void *ctx, Cur *c, const char *key, Py_ssize_t len) {
+    Block *b = ctx;
+    for (int i = 0; i < 6; i++)
+        if (len == (Py_ssize_t)strlen(INPUT_FIELDS[i]) && memcmp(key, INPUT_FIELDS[i], len) == 0)
+            return read_once(c, &b->input[i]);
+    return skip_member(c);
+}
+
+static int block_member(void *ctx, Cur *c, const char *key, Py_ssize_t len) {
+    Block *b = ctx;
+    if (KEY_IS("type")) return read_once(c, &b->type);
+    if (KEY_IS("text")) return read_once(c, &b->text);
+    if (KEY_IS("id")) return read_once(c, &b->id);
+    if (KEY_IS("name")) return read_once(c, &b->name);
+    if (KEY_IS("tool_use_id")) return read_once(c, &b->tool_use_id);
+    if (KEY_IS("is_error")) return read_once(c, &b->is_error);
+    if (KEY_IS("content")) {
+        Parts parts = {b->part_type, b->part_text, &b->parts, MAX_PARTS};
+        return read_into(c, &b->content, &parts, NULL, part_element);
     }
+    if (KEY_IS("input")) return read_into(c, &b->input_value, b, input_member, NULL);
+    return skip_member(c);
+}
+
+static int block_element(void *ctx, Cur *c) {
+    Record *r = ctx;
+    if (r->nblocks >= MAX_BLOCKS) return 0;
+    Block *b = &r->blocks[r->nblocks++];
+    memset(b, 0, offsetof(Block, part_type)); /* the part arrays are filled as read */
+    if (is_container(c, '{')) {
+        b->element = V_OBJECT;
+        return walk_object(c, b, block_member);
+    }
+    Val scratch; /* not an object: only its kind matters */
+    if (!read_value(c, &scratch)) return 0;
+    b->element = scratch.kind;
     return 1;
 }
 
-static int read_result_content(Cur *c, Block *b) {
-    int empty, more = 1;
-    b->content.start = (const char *)c->p;
-    b->content.kind = V_ARRAY;
-    if (!open_container(c, '[', ']', &empty)) return 0;
-    while (!empty && more) {
-        Val scratch;
-        if (is_container(c, '{')) {
-            if (!read_part(c, b)) return 0;
-        } else if (!read_value(c, &scratch)) return 0;
-        if (!next_member(c, ']', &more)) return 0;
-    }
-    b->content.end = (const char *)c->p;
-    return 1;
+static int message_member(void *ctx, Cur *c, const char *key, Py_ssize_t len) {
+    Record *r = ctx;
+    if (KEY_IS("model")) return read_once(c, &r->model);
+    if (KEY_IS("content")) return read_into(c, &r->content, r, NULL, block_element);
+    return skip_member(c);
 }
 
-static int read_input(Cur *c, Block *b) {
-    static const char *const fields[6] = {"command", "file_path", "pattern", "url", "query",
-                                          "prompt"};
-    int empty, more = 1;
-    b->input_value.start = (const char *)c->p;
-    b->input_value.kind = V_OBJECT;
-    if (!open_container(c, '{', '}', &empty)) return 0;
-    while (!empty && more) {
-        const char *key;
-        Py_ssize_t len;
-        Val scratch, *slot = NULL;
-        if (!member_key(c, &key, &len)) return 0;
-        for (int i = 0; i < 6 && slot == NULL; i++)
-            if (len == (Py_ssize_t)strlen(fields[i]) && memcmp(key, fields[i], len) == 0)
-                slot = &b->input[i];
-        if (slot ? !read_once(c, slot) : !read_value(c, &scratch)) return 0;
-        if (!next_member(c, '}', &more)) return 0;
-    }
-    b->input_value.end = (const char *)c->p;
-    return 1;
+static int outcome_member(void *ctx, Cur *c, const char *key, Py_ssize_t len) {
+    Record *r = ctx;
+    if (KEY_IS("stdout")) return read_once(c, &r->stdout_);
+    if (KEY_IS("interrupted")) return read_once(c, &r->interrupted);
+    if (KEY_IS("backgroundTaskId")) return read_once(c, &r->background);
+    return skip_member(c);
 }
 
-static int read_block(Cur *c, Block *b) {
-    int empty, more = 1;
-    if (!open_container(c, '{', '}', &empty)) return 0;
-    while (!empty && more) {
-        const char *key;
-        Py_ssize_t len;
-        Val scratch;
-        int ok;
-        if (!member_key(c, &key, &len)) return 0;
-        if (KEY_IS("type")) ok = read_once(c, &b->type);
-        else if (KEY_IS("text")) ok = read_once(c, &b->text);
-        else if (KEY_IS("id")) ok = read_once(c, &b->id);
-        else if (KEY_IS("name")) ok = read_once(c, &b->name);
-        else if (KEY_IS("tool_use_id")) ok = read_once(c, &b->tool_use_id);
-        else if (KEY_IS("is_error")) ok = read_once(c, &b->is_error);
-        else if (KEY_IS("content"))
-            ok = b->content.kind == V_ABSENT &&
-                 (is_container(c, '[') ? read_result_content(c, b) : read_value(c, &b->content));
-        else if (KEY_IS("input"))
-            ok = b->input_value.kind == V_ABSENT &&
-                 (is_container(c, '{') ? read_input(c, b) : read_value(c, &b->input_value));
-        else ok = read_value(c, &scratch);
-        if (!ok || !next_member(c, '}', &more)) return 0;
-    }
-    return 1;
-}
-
-static int read_blocks(Cur *c, Record *r) {
-    int empty, more = 1;
-    r->content.start = (const char *)c->p;
-    r->content.kind = V_ARRAY;
-    if (!open_container(c, '[', ']', &empty)) return 0;
-    while (!empty && more) {
-        if (r->nblocks >= MAX_BLOCKS) return 0;
-        Block *b = &r->blocks[r->nblocks++];
-        memset(b, 0, offsetof(Block, part_type)); /* the part arrays are filled as read */
-        if (is_container(c, '{')) {
-            b->element = V_OBJECT;
-            if (!read_block(c, b)) return 0;
-        } else {
-            Val scratch; /* not an object: only its kind matters */
-            if (!read_value(c, &scratch)) return 0;
-            b->element = scratch.kind;
-        }
-        if (!next_member(c, ']', &more)) return 0;
-    }
-    r->content.end = (const char *)c->p;
-    return 1;
-}
-
-static int read_message(Cur *c, Record *r) {
-    int empty, more = 1;
-    if (!open_container(c, '{', '}', &empty)) return 0;
-    while (!empty && more) {
-        const char *key;
-        Py_ssize_t len;
-        Val scratch;
-        int ok;
-        if (!member_key(c, &key, &len)) return 0;
-        if (KEY_IS("model")) ok = read_once(c, &r->model);
-        else if (KEY_IS("content"))
-            ok = r->content.kind == V_ABSENT &&
-                 (is_container(c, '[') ? read_blocks(c, r) : read_value(c, &r->content));
-        else ok = read_value(c, &scratch);
-        if (!ok || !next_member(c, '}', &more)) return 0;
-    }
-    return 1;
-}
-
-static int read_outcome(Cur *c, Record *r) {
-    int empty, more = 1;
-    if (!open_container(c, '{', '}', &empty)) return 0;
-    while (!empty && more) {
-        const char *key;
-        Py_ssize_t len;
-        Val scratch;
-        int ok;
-        if (!member_key(c, &key, &len)) return 0;
-        if (KEY_IS("stdout")) ok = read_once(c, &r->stdout_);
-        else if (KEY_IS("interrupted")) ok = read_once(c, &r->interrupted);
-        else if (KEY_IS("backgroundTaskId")) ok = read_once(c, &r->background);
-        else ok = read_value(c, &scratch);
-        if (!ok || !next_member(c, '}', &more)) return 0;
-    }
-    return 1;
+static int record_member(void *ctx, Cur *c, const char *key, Py_ssize_t len) {
+    Record *r = ctx;
+    if (KEY_IS("message")) return read_into(c, &r->message, r, message_member, NULL);
+    if (KEY_IS("toolUseResult")) return read_into(c, &r->outcome, r, outcome_member, NULL);
+    if (KEY_IS("type")) return read_once(c, &r->type);
+    if (KEY_IS("isSidechain")) return read_once(c, &r->is_sidechain);
+    if (KEY_IS("sessionId")) return read_once(c, &r->session_id);
+    if (KEY_IS("cwd")) return read_once(c, &r->cwd);
+    if (KEY_IS("forkedFrom")) return read_once(c, &r->forked_from);
+    if (KEY_IS("gitBranch")) return read_once(c, &r->git_branch);
+    if (KEY_IS("timestamp")) return read_once(c, &r->timestamp);
+    if (KEY_IS("uuid")) return read_once(c, &r->uuid);
+    if (KEY_IS("isMeta")) return read_once(c, &r->is_meta);
+    if (KEY_IS("isCompactSummary")) return read_once(c, &r->is_compact);
+    if (KEY_IS("isVisibleInTranscriptOnly")) return read_once(c, &r->is_visible_only);
+    return skip_member(c);
 }
 
 static int read_record(Cur *c, Record *r) {
-    int empty, more = 1;
     skip_ws(c);
-    if (!open_container(c, '{', '}', &empty)) return 0;
-    while (!empty && more) {
-        const char *key;
-        Py_ssize_t len;
-        Val scratch, *slot = NULL;
-        int ok;
-        if (!member_key(c, &key, &len)) return 0;
-        if (KEY_IS("message")) {
-            Val *m = &r->message;
-            if (m->kind != V_ABSENT) return 0;
-            m->start = (const char *)c->p;
-            if (is_container(c, '{')) {
-                m->kind = V_OBJECT;
-                ok = read_message(c, r);
-            } else ok = read_value(c, m);
-            m->end = (const char *)c->p;
-        } else if (KEY_IS("toolUseResult")) {
-            Val *o = &r->outcome;
-            if (o->kind != V_ABSENT) return 0;
-            o->start = (const char *)c->p;
-            if (is_container(c, '{')) {
-                o->kind = V_OBJECT;
-                ok = read_outcome(c, r);
-            } else ok = read_value(c, o);
-        } else {
-            if (KEY_IS("type")) slot = &r->type;
-            else if (KEY_IS("isSidechain")) slot = &r->is_sidechain;
-            else if (KEY_IS("sessionId")) slot = &r->session_id;
-            else if (KEY_IS("cwd")) slot = &r->cwd;
-            else if (KEY_IS("forkedFrom")) slot = &r->forked_from;
-            else if (KEY_IS("gitBranch")) slot = &r->git_branch;
-            else if (KEY_IS("timestamp")) slot = &r->timestamp;
-            else if (KEY_IS("uuid")) slot = &r->uuid;
-            else if (KEY_IS("isMeta")) slot = &r->is_meta;
-            else if (KEY_IS("isCompactSummary")) slot = &r->is_compact;
-            else if (KEY_IS("isVisibleInTranscriptOnly")) slot = &r->is_visible_only;
-            ok = slot ? read_once(c, slot) : read_value(c, &scratch);
-        }
-        if (!ok || !next_member(c, '}', &more)) return 0;
-    }
+    if (!walk_object(c, r, record_member)) return 0;
     skip_ws(c);
     return c->p == c->end; /* nothing but whitespace after the record */
 }
@@ -635,9 +523,7 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__claude_fast(void) {
-    PyObject **names[] = {&s_session_id, &s_cwd, &s_git_branch, &s_model};
-    const char *texts[] = {"session_id", "cwd", "git_branch", "model"};
-    for (size_t i = 0; i < sizeof(texts) / sizeof(*texts); i++)
-        if ((*names[i] = PyUnicode_InternFromString(texts[i])) == NULL) return NULL;
-    return create_module(&module_def);
+    static PyObject **const names[] = {&s_session_id, &s_cwd, &s_git_branch, &s_model};
+    static const char *const texts[] = {"session_id", "cwd", "git_branch", "model"};
+    return create_module(&module_def, names, texts, 4);
 }

@@ -45,179 +45,98 @@ static PyObject *s_extra, *s_events, *s_last, *s_resulted, *s_sidechain, *s_shel
 
 /* ---- reading ---------------------------------------------------------------------------- */
 
-static int read_parts(Cur *c, Record *r, Val *content) {
-    int empty, more = 1;
-    if (r->content.kind == V_ARRAY || r->i_content.kind == V_ARRAY)
-        return 0; /* two contents in one record: not a shape `feed` knows */
-    content->start = (const char *)c->p;
-    content->kind = V_ARRAY;
-    if (!open_container(c, '[', ']', &empty)) return 0;
-    while (!empty && more) {
-        Val scratch;
-        if (is_container(c, '{')) {
-            if (r->parts >= MAX_PARTS) return 0;
-            Val *type = &r->part_type[r->parts], *text = &r->part_text[r->parts];
-            int inner_empty, inner_more = 1;
-            type->kind = text->kind = V_ABSENT;
-            r->parts++;
-            if (!open_container(c, '{', '}', &inner_empty)) return 0;
-            while (!inner_empty && inner_more) {
-                const char *key;
-                Py_ssize_t len;
-                if (!member_key(c, &key, &len)) return 0;
-                if (KEY_IS("type") ? !read_once(c, type)
-                    : KEY_IS("text") ? !read_once(c, text)
-                                     : !read_value(c, &scratch))
-                    return 0;
-                if (!next_member(c, '}', &inner_more)) return 0;
-            }
-        } else if (!read_value(c, &scratch)) return 0;
-        if (!next_member(c, ']', &more)) return 0;
+/* A list whose string elements are kept (`count` < 0 when one is not a string, or there are
+ * more than MAX_LIST: the list is then not handled). */
+typedef struct {
+    Val *items;
+    int *count;
+} List;
+
+static int list_element(void *ctx, Cur *c) {
+    List *list = ctx;
+    Val element;
+    if (!read_value(c, &element)) return 0;
+    if (*list->count >= 0) {
+        if (element.kind != V_STRING || *list->count >= MAX_LIST) *list->count = -1;
+        else list->items[(*list->count)++] = element;
     }
-    content->end = (const char *)c->p;
     return 1;
 }
 
-/* A list whose elements are kept (`count` < 0 when one is not a string: not handled). */
 static int read_list(Cur *c, Val *slot, Val *items, int *count) {
-    int empty, more = 1;
-    if (slot->kind != V_ABSENT) return 0;
-    slot->start = (const char *)c->p;
-    slot->kind = V_ARRAY;
-    if (!open_container(c, '[', ']', &empty)) return 0;
-    while (!empty && more) {
-        Val element;
-        if (!read_value(c, &element)) return 0;
-        if (*count >= 0) {
-            if (element.kind != V_STRING || *count >= MAX_LIST) *count = -1;
-            else items[(*count)++] = element;
-        }
-        if (!next_member(c, ']', &more)) return 0;
-    }
-    slot->end = (const char *)c->p;
-    return 1;
+    List list = {items, count};
+    return read_into(c, slot, &list, NULL, list_element);
 }
 
-static int read_arguments(Cur *c, Arguments *a) {
-    int empty, more = 1;
-    if (!open_container(c, '{', '}', &empty)) return 0;
-    while (!empty && more) {
-        const char *key;
-        Py_ssize_t len;
-        Val scratch;
-        int field = -1, ok;
-        if (!member_key(c, &key, &len)) return 0;
-        for (int i = 0; i < N_ARGUMENT_FIELDS && field < 0; i++)
-            if (len == (Py_ssize_t)strlen(ARGUMENT_FIELDS[i]) &&
-                memcmp(key, ARGUMENT_FIELDS[i], len) == 0)
-                field = i;
-        if (field < 0) ok = read_value(c, &scratch);
-        else if (is_container(c, '['))
-            ok = read_list(c, &a->field[field], a->item[field], &a->count[field]);
-        else ok = read_once(c, &a->field[field]);
-        if (!ok || !next_member(c, '}', &more)) return 0;
-    }
-    return 1;
+/* A message's content: its text parts (one content a record: two are not a shape `feed`
+ * knows). */
+static int read_content(Cur *c, Record *r, Val *content) {
+    Parts parts = {r->part_type, r->part_text, &r->parts, MAX_PARTS};
+    if (is_container(c, '[') && (r->content.kind == V_ARRAY || r->i_content.kind == V_ARRAY))
+        return 0;
+    return read_into(c, content, &parts, NULL, part_element);
 }
 
-static int read_item(Cur *c, Record *r) {
-    int empty, more = 1;
-    if (!open_container(c, '{', '}', &empty)) return 0;
-    while (!empty && more) {
-        const char *key;
-        Py_ssize_t len;
-        Val scratch;
-        int ok;
-        if (!member_key(c, &key, &len)) return 0;
-        if (KEY_IS("type")) ok = read_once(c, &r->i_type);
-        else if (KEY_IS("id")) ok = read_once(c, &r->i_id);
-        else if (KEY_IS("exit_code")) ok = read_once(c, &r->i_exit_code);
-        else if (KEY_IS("aggregated_output")) ok = read_once(c, &r->i_aggregated_output);
-        else if (KEY_IS("command"))
-            ok = is_container(c, '[') ? read_list(c, &r->i_command, r->command, &r->commands)
-                                      : read_once(c, &r->i_command);
-        else if (KEY_IS("content"))
-            ok = r->i_content.kind == V_ABSENT &&
-                 (is_container(c, '[') ? read_parts(c, r, &r->i_content)
-                                       : read_value(c, &r->i_content));
-        else ok = read_value(c, &scratch);
-        if (!ok || !next_member(c, '}', &more)) return 0;
-    }
-    return 1;
+static int argument_member(void *ctx, Cur *c, const char *key, Py_ssize_t len) {
+    Arguments *a = ctx;
+    for (int i = 0; i < N_ARGUMENT_FIELDS; i++)
+        if (len == (Py_ssize_t)strlen(ARGUMENT_FIELDS[i]) &&
+            memcmp(key, ARGUMENT_FIELDS[i], len) == 0)
+            return read_list(c, &a->field[i], a->item[i], &a->count[i]);
+    return skip_member(c);
 }
 
-/* A nested object read in place: its slot records where it was. */
-#define NESTED(slot, reader)                                                                     \
-    ((slot)->kind == V_ABSENT && ((slot)->start = (const char *)c->p, (slot)->kind = V_OBJECT,   \
-                                  (reader) && ((slot)->end = (const char *)c->p, 1)))
+static int item_member(void *ctx, Cur *c, const char *key, Py_ssize_t len) {
+    Record *r = ctx;
+    if (KEY_IS("type")) return read_once(c, &r->i_type);
+    if (KEY_IS("id")) return read_once(c, &r->i_id);
+    if (KEY_IS("exit_code")) return read_once(c, &r->i_exit_code);
+    if (KEY_IS("aggregated_output")) return read_once(c, &r->i_aggregated_output);
+    if (KEY_IS("command")) return read_list(c, &r->i_command, r->command, &r->commands);
+    if (KEY_IS("content")) return read_content(c, r, &r->i_content);
+    return skip_member(c);
+}
 
-static int read_payload(Cur *c, Record *r) {
-    int empty, more = 1;
-    if (!open_container(c, '{', '}', &empty)) return 0;
-    while (!empty && more) {
-        const char *key;
-        Py_ssize_t len;
-        Val scratch, *slot = NULL;
-        int ok;
-        if (!member_key(c, &key, &len)) return 0;
-        if (KEY_IS("content"))
-            ok = r->content.kind == V_ABSENT &&
-                 (is_container(c, '[') ? read_parts(c, r, &r->content)
-                                       : read_value(c, &r->content));
-        else if (KEY_IS("item") && is_container(c, '{')) ok = NESTED(&r->item, read_item(c, r));
-        else if ((KEY_IS("arguments") || KEY_IS("input") || KEY_IS("action")) &&
-                 is_container(c, '{')) {
-            Val *target = KEY_IS("arguments") ? &r->arguments
-                          : KEY_IS("input")   ? &r->input
-                                              : &r->action;
-            /* the fields of the first such object are kept; `call_argument` reads an object
-             * only if it is the one kept */
-            if (r->inline_from == NULL) {
-                r->inline_from = target;
-                ok = NESTED(target, read_arguments(c, &r->inline_arguments));
-            } else ok = read_once(c, target);
-        } else {
-            if (KEY_IS("type")) slot = &r->p_type;
-            else if (KEY_IS("role")) slot = &r->role;
-            else if (KEY_IS("name")) slot = &r->name;
-            else if (KEY_IS("call_id")) slot = &r->call_id;
-            else if (KEY_IS("id")) slot = &r->id;
-            else if (KEY_IS("arguments")) slot = &r->arguments;
-            else if (KEY_IS("input")) slot = &r->input;
-            else if (KEY_IS("action")) slot = &r->action;
-            else if (KEY_IS("output")) slot = &r->output;
-            else if (KEY_IS("message")) slot = &r->message;
-            else if (KEY_IS("item")) slot = &r->item;
-            else if (KEY_IS("aggregated_output")) slot = &r->aggregated_output;
-            else if (KEY_IS("stdout")) slot = &r->stdout_;
-            else if (KEY_IS("stderr")) slot = &r->stderr_;
-            else if (KEY_IS("exit_code")) slot = &r->exit_code;
-            else if (KEY_IS("success")) slot = &r->success;
-            ok = slot ? read_once(c, slot) : read_value(c, &scratch);
-        }
-        if (!ok || !next_member(c, '}', &more)) return 0;
+static int payload_member(void *ctx, Cur *c, const char *key, Py_ssize_t len) {
+    Record *r = ctx;
+    if (KEY_IS("content")) return read_content(c, r, &r->content);
+    if (KEY_IS("item")) return read_into(c, &r->item, r, item_member, NULL);
+    if (KEY_IS("arguments") || KEY_IS("input") || KEY_IS("action")) {
+        Val *target = KEY_IS("arguments") ? &r->arguments
+                      : KEY_IS("input")   ? &r->input
+                                          : &r->action;
+        /* the fields of the first such object are kept; `call_argument` reads an object only
+         * if it is the one kept */
+        if (!is_container(c, '{') || r->inline_from != NULL) return read_once(c, target);
+        r->inline_from = target;
+        return read_into(c, target, &r->inline_arguments, argument_member, NULL);
     }
-    return 1;
+    if (KEY_IS("type")) return read_once(c, &r->p_type);
+    if (KEY_IS("role")) return read_once(c, &r->role);
+    if (KEY_IS("name")) return read_once(c, &r->name);
+    if (KEY_IS("call_id")) return read_once(c, &r->call_id);
+    if (KEY_IS("id")) return read_once(c, &r->id);
+    if (KEY_IS("output")) return read_once(c, &r->output);
+    if (KEY_IS("message")) return read_once(c, &r->message);
+    if (KEY_IS("aggregated_output")) return read_once(c, &r->aggregated_output);
+    if (KEY_IS("stdout")) return read_once(c, &r->stdout_);
+    if (KEY_IS("stderr")) return read_once(c, &r->stderr_);
+    if (KEY_IS("exit_code")) return read_once(c, &r->exit_code);
+    if (KEY_IS("success")) return read_once(c, &r->success);
+    return skip_member(c);
+}
+
+static int record_member(void *ctx, Cur *c, const char *key, Py_ssize_t len) {
+    Record *r = ctx;
+    if (KEY_IS("type")) return read_once(c, &r->type);
+    if (KEY_IS("timestamp")) return read_once(c, &r->timestamp);
+    if (KEY_IS("payload")) return read_into(c, &r->payload, r, payload_member, NULL);
+    return skip_member(c);
 }
 
 static int read_record(Cur *c, Record *r) {
-    int empty, more = 1;
     skip_ws(c);
-    if (!open_container(c, '{', '}', &empty)) return 0;
-    while (!empty && more) {
-        const char *key;
-        Py_ssize_t len;
-        Val scratch;
-        int ok;
-        if (!member_key(c, &key, &len)) return 0;
-        if (KEY_IS("type")) ok = read_once(c, &r->type);
-        else if (KEY_IS("timestamp")) ok = read_once(c, &r->timestamp);
-        else if (KEY_IS("payload"))
-            ok = is_container(c, '{') ? NESTED(&r->payload, read_payload(c, r))
-                                      : read_once(c, &r->payload);
-        else ok = read_value(c, &scratch);
-        if (!ok || !next_member(c, '}', &more)) return 0;
-    }
+    if (!walk_object(c, r, record_member)) return 0;
     skip_ws(c);
     return c->p == c->end;
 }
@@ -321,7 +240,7 @@ static PyObject *call_argument(const Record *r) {
     else {
         Cur c = {(const unsigned char *)json, (const unsigned char *)json + size, 0};
         skip_ws(&c);
-        if (is_container(&c, '{') && read_arguments(&c, parsed)) {
+        if (is_container(&c, '{') && walk_object(&c, parsed, argument_member)) {
             skip_ws(&c);
             if (c.p == c.end) out = argument_text(parsed);
         }
@@ -624,19 +543,6 @@ static int add_tool(const Target *t, PyObject *event, int is_result, PyObject *c
     return PyList_Append(t->events, event);
 }
 
-static PyObject *new_event(Py_ssize_t size, ...) {
-    va_list args;
-    PyObject *item = PyList_New(size);
-    if (item == NULL) return NULL;
-    va_start(args, size);
-    for (Py_ssize_t i = 0; i < size; i++) {
-        PyObject *value = va_arg(args, PyObject *);
-        Py_INCREF(value);
-        PyList_SET_ITEM(item, i, value);
-    }
-    va_end(args);
-    return item;
-}
 
 static int apply(const Target *t, Plan *plan, PyObject *ts) {
     switch (plan->action) {
@@ -762,11 +668,9 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__codex_fast(void) {
-    PyObject **names[] = {&s_extra,     &s_events, &s_last,         &s_resulted,
-                          &s_sidechain, &s_shell,  &s_exec_command};
-    const char *texts[] = {"extra", "events", "last", "resulted", "sidechain", "shell",
-                           "exec_command"};
-    for (size_t i = 0; i < sizeof(texts) / sizeof(*texts); i++)
-        if ((*names[i] = PyUnicode_InternFromString(texts[i])) == NULL) return NULL;
-    return create_module(&module_def);
+    static PyObject **const names[] = {&s_extra,     &s_events, &s_last,         &s_resulted,
+                                       &s_sidechain, &s_shell,  &s_exec_command};
+    static const char *const texts[] = {"extra",     "events", "last",        "resulted",
+                                        "sidechain", "shell",  "exec_command"};
+    return create_module(&module_def, names, texts, 7);
 }

@@ -18,9 +18,12 @@
  * scan a byte at a time. */
 #if defined(__GNUC__) || defined(__clang__)
 #define HAVE_CTZ 1
+#define MAYBE_UNUSED __attribute__((unused))
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#else
+#define MAYBE_UNUSED
 #endif
 
 /* setup.py defines it as the SHA-256 of the module's source and this header, so the Python side
@@ -320,6 +323,74 @@ static int read_once(Cur *c, Val *slot) {
 
 static int is_container(Cur *c, unsigned char open) { return c->p < c->end && *c->p == open; }
 
+/* Walking a container whose contents matter: `member` reads the value of each member of an
+ * object (after its key), `element` each element of an array; each returns 0 for "not
+ * handled", which ends the walk. */
+typedef int (*MemberFn)(void *ctx, Cur *c, const char *key, Py_ssize_t len);
+typedef int (*ElementFn)(void *ctx, Cur *c);
+
+static int walk_object(Cur *c, void *ctx, MemberFn member) {
+    int empty, more = 1;
+    if (!open_container(c, '{', '}', &empty)) return 0;
+    while (!empty && more) {
+        const char *key;
+        Py_ssize_t len;
+        if (!member_key(c, &key, &len) || !member(ctx, c, key, len) ||
+            !next_member(c, '}', &more))
+            return 0;
+    }
+    return 1;
+}
+
+static int walk_array(Cur *c, void *ctx, ElementFn element) {
+    int empty, more = 1;
+    if (!open_container(c, '[', ']', &empty)) return 0;
+    while (!empty && more)
+        if (!element(ctx, c) || !next_member(c, ']', &more)) return 0;
+    return 1;
+}
+
+/* A wanted member's value, once: an object walked by `member` or an array by `element` when
+ * one is given (the slot records where it was), anything else validated and recorded. */
+static int read_into(Cur *c, Val *slot, void *ctx, MemberFn member, ElementFn element) {
+    if (slot->kind != V_ABSENT) return 0; /* a repeated key: orjson keeps the last */
+    int object = member != NULL && is_container(c, '{');
+    if (!object && !(element != NULL && is_container(c, '['))) return read_value(c, slot);
+    slot->start = (const char *)c->p;
+    slot->kind = object ? V_OBJECT : V_ARRAY;
+    if (!(object ? walk_object(c, ctx, member) : walk_array(c, ctx, element))) return 0;
+    slot->end = (const char *)c->p;
+    return 1;
+}
+
+static int skip_member(Cur *c) {
+    Val scratch;
+    return read_value(c, &scratch);
+}
+
+/* The `{"type": ..., "text": ...}` parts of a content list (up to `limit` of them). */
+typedef struct {
+    Val *type, *text;
+    int *count, limit;
+} Parts;
+
+static int part_member(void *ctx, Cur *c, const char *key, Py_ssize_t len) {
+    Parts *parts = ctx;
+    int at = *parts->count - 1;
+    if (KEY_IS("type")) return read_once(c, &parts->type[at]);
+    if (KEY_IS("text")) return read_once(c, &parts->text[at]);
+    return skip_member(c);
+}
+
+static int part_element(void *ctx, Cur *c) {
+    Parts *parts = ctx;
+    if (!is_container(c, '{')) return skip_member(c);
+    if (*parts->count >= parts->limit) return 0;
+    parts->type[*parts->count].kind = parts->text[*parts->count].kind = V_ABSENT;
+    (*parts->count)++;
+    return walk_object(c, parts, part_member);
+}
+
 /* ---- values to Python ------------------------------------------------------------------- */
 
 static int is_raw(const Val *v, const char *word) {
@@ -499,17 +570,33 @@ static PyObject *first_text(const Val *a, const Val *b, Py_ssize_t cap) {
     return PyUnicode_New(0, 0);
 }
 
-static int event(PyObject *events, Py_ssize_t size, ...) {
-    va_list args;
+static PyObject *new_event_v(Py_ssize_t size, va_list args) {
     PyObject *item = PyList_New(size);
-    if (item == NULL) return -1;
-    va_start(args, size);
+    if (item == NULL) return NULL;
     for (Py_ssize_t i = 0; i < size; i++) {
         PyObject *value = va_arg(args, PyObject *);
         Py_INCREF(value);
         PyList_SET_ITEM(item, i, value);
     }
+    return item;
+}
+
+/* An event: a list of `size` values (each borrowed, referenced by the list). */
+MAYBE_UNUSED static PyObject *new_event(Py_ssize_t size, ...) {
+    va_list args;
+    va_start(args, size);
+    PyObject *item = new_event_v(size, args);
     va_end(args);
+    return item;
+}
+
+/* An event appended to `events`: 0, or -1 with an exception. */
+static int event(PyObject *events, Py_ssize_t size, ...) {
+    va_list args;
+    va_start(args, size);
+    PyObject *item = new_event_v(size, args);
+    va_end(args);
+    if (item == NULL) return -1;
     int failed = PyList_Append(events, item);
     Py_DECREF(item);
     return failed;
@@ -574,13 +661,22 @@ static PyObject *configure(PyObject *module, PyObject *args) {
     {"configure", configure, METH_VARARGS,                                                       \
      "configure(text_window, input_window, result_window): the kept windows, in characters."}
 
-/* Module set-up: the byte classes, the event kinds, and the build's source digest. */
-static PyObject *create_module(struct PyModuleDef *def) {
+/* `names[i]` set to the interned `texts[i]`, for the `count` of them: 0, or -1 with an
+ * exception. */
+static int intern_all(PyObject **const names[], const char *const texts[], size_t count) {
+    for (size_t i = 0; i < count; i++)
+        if ((*names[i] = PyUnicode_InternFromString(texts[i])) == NULL) return -1;
+    return 0;
+}
+
+/* Module set-up: the byte classes, the event kinds, the module's own `names`, and the build's
+ * source digest. */
+static PyObject *create_module(struct PyModuleDef *def, PyObject **const names[],
+                               const char *const texts[], size_t count) {
+    static PyObject **const kinds[] = {&s_assistant, &s_call, &s_result, &s_interrupt, &s_user};
+    static const char *const kind_texts[] = {"assistant", "call", "result", "interrupt", "user"};
     init_classes();
-    PyObject **names[] = {&s_assistant, &s_call, &s_result, &s_interrupt, &s_user};
-    const char *texts[] = {"assistant", "call", "result", "interrupt", "user"};
-    for (size_t i = 0; i < sizeof(texts) / sizeof(*texts); i++)
-        if ((*names[i] = PyUnicode_InternFromString(texts[i])) == NULL) return NULL;
+    if (intern_all(kinds, kind_texts, 5) < 0 || intern_all(names, texts, count) < 0) return NULL;
     PyObject *module = PyModule_Create(def);
     if (module != NULL && PyModule_AddStringConstant(module, "SOURCE_DIGEST", SOURCE_DIGEST) < 0) {
         Py_DECREF(module);
