@@ -8,18 +8,18 @@ from setuptools import Extension, setup
 
 HERE = Path(__file__).parent
 FOLDER = "skillopt_sleep/harvest"
-HEADER = f"{FOLDER}/_json_scan.h"
+HEADERS = [f"{FOLDER}/_json_scan.h", f"{FOLDER}/_fold.h"]
 
 
 def fold(name: str) -> Extension:
     """One reader's fold. It carries the digest of its sources, so an editable install compiled
     from older ones is recognised as stale and not used (``harvest._compiled``)."""
-    sources = [f"{FOLDER}/{name}.c", HEADER]
+    sources = [f"{FOLDER}/{name}.c", *HEADERS]
     digest = hashlib.sha256(b"".join((HERE / s).read_bytes() for s in sources)).hexdigest()
     return Extension(
         f"skillopt_sleep.harvest.{name}",
         sources[:1],
-        depends=[HEADER],
+        depends=HEADERS,
         define_macros=[("SOURCE_DIGEST", f'"{digest}"')],
         optional=True,
     )

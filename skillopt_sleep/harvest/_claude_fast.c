@@ -14,7 +14,7 @@
  * and skipped, so a multi-KB tool output costs a scan, not a string. A tool result's text is
  * decoded only as far as its kept window reaches (see `configure`).
  */
-#include "_json_scan.h"
+#include "_fold.h"
 
 #define MAX_BLOCKS 64
 #define MAX_PARTS 32

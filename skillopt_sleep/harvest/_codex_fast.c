@@ -5,11 +5,11 @@
  * `fold_lines(on_message, data, start, end, state, sidechains)` folds lines in order until one
  * it does not handle (see `fold_run`), which the caller reads in Python: `session_meta`,
  * `turn_context`, the oldest rollout shapes, a JSON-wrapped tool output, arguments that are not
- * a JSON object with a command, and anything unusual (see `_json_scan.h`). A message's text is
+ * a JSON object with a command, and anything unusual (see `_json_scan.h` and `_fold.h`). A message's text is
  * gathered here and handed to `on_message(state, role, parts, ts)`, which keeps or drops it as
  * `CodexSource._message` does (the mirror check hashes the whole text).
  */
-#include "_json_scan.h"
+#include "_fold.h"
 
 #define MAX_PARTS 64
 #define MAX_LIST 64

@@ -22,7 +22,7 @@ from skillopt_sleep.harvest._events import INPUT_CHARS, REDACT_MARGIN, RESULT_CH
 FOLDS = ("_claude_fast", "_codex_fast")
 Status = Literal["built", "stale", "not built", "off"]
 _HERE = Path(__file__).parent
-_HEADER = "_json_scan.h"
+_HEADERS = ("_json_scan.h", "_fold.h")  # in setup.py's order
 
 
 def status(name: str) -> tuple[Status, ModuleType | None]:
@@ -34,7 +34,7 @@ def status(name: str) -> tuple[Status, ModuleType | None]:
     except ImportError:
         return "not built", None
     with contextlib.suppress(OSError):  # a wheel ships no source: nothing to compare
-        sources = b"".join((_HERE / f).read_bytes() for f in (f"{name}.c", _HEADER))
+        sources = b"".join((_HERE / f).read_bytes() for f in (f"{name}.c", *_HEADERS))
         if hashlib.sha256(sources).hexdigest() != module.SOURCE_DIGEST:
             return "stale", None
     return "built", module

@@ -26,7 +26,8 @@ def test_a_fold_built_from_another_source_is_stale(
     monkeypatch.delenv("SKILLOPT_PURE_PYTHON", raising=False)
     if _compiled.status("_claude_fast")[0] != "built":
         pytest.skip("the C folds are not built here")
-    shutil.copy(SOURCE / "_json_scan.h", tmp_path)
+    for header in ("_json_scan.h", "_fold.h"):
+        shutil.copy(SOURCE / header, tmp_path)
     edited = (SOURCE / "_claude_fast.c").read_text(encoding="utf-8") + "\n/* edited */\n"
     (tmp_path / "_claude_fast.c").write_text(edited, encoding="utf-8")
     monkeypatch.setattr(_compiled, "_HERE", tmp_path)
