@@ -593,10 +593,10 @@ def main() -> int:
     scratch = root / "states"
     try:
         print(f"CPUs: {os.cpu_count()}, 1-min load average: {os.getloadavg()[0]:.1f}")
-        from skillopt_sleep.harvest.claude import ClaudeSource
+        from skillopt_sleep.harvest._compiled import FOLDS, status
 
-        built = ClaudeSource.fold_lines is not None
-        print(f"Claude reader's C fold: {'built' if built else 'NOT built (pure Python runs)'}")
+        built = ", ".join(f"{name} {status(name)[0]}" for name in FOLDS)
+        print(f"the readers' C folds: {built} (the 'pure Python' run turns them off)")
         own = root / "own"
         shutil.rmtree(own, ignore_errors=True)  # file names carry the time: never mix two
         began = time.perf_counter()

@@ -129,7 +129,15 @@ _TEXT_SLOT: dict[str, tuple[int, int]] = {
 
 # Session-level facts that are shown and stored (a branch ``fix/ghp_...`` or a folder
 # ``tmp-sk_live_...`` is a secret like any other).
-META_TEXTS = ("session_id", "session_key", "cwd", "git_branch", "model", "forked_from")
+META_TEXTS = (
+    "session_id",
+    "session_key",
+    "cwd",
+    "git_branch",
+    "model",
+    "forked_from",
+    "source_file",
+)
 
 
 def seal(events: list[Event], start: int = 0, meta: dict[str, Any] | None = None) -> None:

@@ -104,9 +104,12 @@ def conclude(source: Source, outcome: ReadOutcome, config: HarvestConfig) -> Non
     raw_key = source.session_key(state, Path(job.path))
     cwd = source.project_dir(state)
     outcome.scoped = not cwd or in_project(cwd, project) or in_project(cwd, clean_path(project))
-    state.meta["session_key"] = raw_key  # sealed with the rest, then taken back out
+    # the session key and the file's path are sealed with the rest (one redaction batch, not
+    # one call each), then taken back out
+    state.meta["session_key"], state.meta["source_file"] = raw_key, job.path
     seal(state.events, outcome.first_event, state.meta)
     outcome.key = key = state.meta.pop("session_key")
+    path = state.meta.pop("source_file")
     outcome.cwd = cwd = source.project_dir(state)
     if not outcome.scoped or not (outcome.bytes_read or not job.resumed):
         return
@@ -114,8 +117,7 @@ def conclude(source: Source, outcome: ReadOutcome, config: HarvestConfig) -> Non
         outcome.alone = "no working directory recorded"
         return
     mtime = job.fid.mtime_ns / 1e9
-    files = [clean_path(job.path)]
-    outcome.alone = draft(source.harness, key, clean_path(project), [state], files, mtime)
+    outcome.alone = draft(source.harness, key, clean_path(project), [state], [path], mtime)
 
 
 def _tail(
