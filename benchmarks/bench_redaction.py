@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 import io
 import os
 import shutil
@@ -33,8 +32,10 @@ import types
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).parent))
+import bench_harvest  # its corpora: the shared generator's and its own
+
 ROOT = Path(__file__).resolve().parents[1]
-GEN_CORPUS = ROOT.parent / "shared" / "tools" / "gen_corpus.py"
 FIXTURES = ROOT / "tests" / "data" / "transcripts"
 REFERENCE = "4c8442938bb0a60f4ced8756b7deba36950aef51"  # the last commit before the speed-up
 # skillopt_core's redaction modules, in import order
@@ -114,20 +115,12 @@ def harvested(homes: dict[str, Path], projects: Sequence[str], state: Path) -> B
 def corpora(args: argparse.Namespace, root: Path) -> dict[str, Batches]:
     found: dict[str, Batches] = {}
     if args.gen_corpus.is_file() and args.sessions:
-        home = root / f"gen-{args.sessions}"
-        if not (home / ".claude").is_dir():
-            subprocess.run(
-                [sys.executable, str(args.gen_corpus), str(home), str(args.sessions)],
-                check=True,
-                stdout=subprocess.DEVNULL,
-            )
+        homes = bench_harvest.gen_corpus(args.gen_corpus, root, args.sessions)
         label = f"gen_corpus {args.sessions} sessions"
-        found[label] = harvested({"claude": home / ".claude"}, ["/home/dev/proj"], root / "s1")
+        found[label] = harvested(homes, [bench_harvest.GEN_PROJECT], root / "s1")
     elif args.sessions:
         print(f"(no {args.gen_corpus}: the shared corpus is skipped)")
     if args.own_sessions:
-        sys.path.insert(0, str(Path(__file__).parent))
-        bench_harvest = importlib.import_module("bench_harvest")
         own = root / f"own-{args.own_sessions}"
         if not (own / ".claude").is_dir():
             bench_harvest.generate(own, args.own_sessions)
@@ -173,7 +166,9 @@ def main() -> int:
     )
     parser.add_argument("--sessions", type=int, default=3000, help="gen_corpus.py sessions")
     parser.add_argument("--own-sessions", type=int, default=1000, help="bench_harvest, per harness")
-    parser.add_argument("--gen-corpus", type=Path, default=GEN_CORPUS, help="gen_corpus.py")
+    parser.add_argument(
+        "--gen-corpus", type=Path, default=bench_harvest.GEN_CORPUS, help="gen_corpus.py"
+    )
     parser.add_argument("--repeat", type=int, default=7, help="runs per measurement (median)")
     parser.add_argument("--reference", default=REFERENCE, help="git revision of 'before'")
     parser.add_argument("--keep", type=Path, help="generate into (and keep, reuse) this directory")

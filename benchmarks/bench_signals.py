@@ -36,11 +36,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks._corpus import make_requests  # noqa: E402
+from benchmarks.bench_harvest import GEN_CORPUS, GEN_PROJECT  # noqa: E402
 from skillopt_sleep.harvest import _reading, harvest, signals  # noqa: E402
 from tests.harvest.test_signals_equivalence import before_classify, before_detect  # noqa: E402
 
-GEN_CORPUS = ROOT.parent / "shared" / "tools" / "gen_corpus.py"
-GEN_PROJECT = "/home/dev/proj"  # gen_corpus.py's default project
 DATA = ROOT / "tests" / "data"
 Session = tuple[list[Any], tuple[int, ...]]
 

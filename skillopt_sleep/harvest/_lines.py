@@ -141,12 +141,3 @@ def _without_long_lines(block: bytes, max_line: int, result: LineRead) -> tuple[
     joined = b"\n".join(kept)
     return joined, len(joined)
 
-
-def iter_lines(
-    path: str | Path, offset: int, result: LineRead, max_line: int = DEFAULT_MAX_LINE
-) -> Iterator[bytes]:
-    """Yield the non-empty complete lines from ``offset`` (see :func:`iter_blocks`)."""
-    for data, end in iter_blocks(path, offset, result, max_line):
-        for line in data[:end].split(b"\n"):
-            if line:
-                yield line

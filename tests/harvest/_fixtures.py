@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 import shutil
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from skillopt_sleep.harvest._lines import DEFAULT_MAX_LINE, LineRead, iter_blocks
 
 # genuine transcripts written by the real harness CLIs (copied from the team's shared fixtures)
 FIXTURES = Path(__file__).resolve().parents[1] / "data" / "transcripts"
@@ -50,3 +53,13 @@ def write_claude_session(home: Path, turns: list[tuple[str, Any]], session_id: s
         for n, (role, content) in enumerate(turns)
     ]  # fmt: skip
     (folder / f"{session_id}.jsonl").write_text("\n".join(json.dumps(r) for r in records) + "\n")
+
+
+def iter_lines(
+    path: str | Path, offset: int, result: LineRead, max_line: int = DEFAULT_MAX_LINE
+) -> Iterator[bytes]:
+    """The non-empty complete lines from ``offset``, as the harvest reads them (``iter_blocks``)."""
+    for data, end in iter_blocks(path, offset, result, max_line):
+        for line in data[:end].split(b"\n"):
+            if line:
+                yield line

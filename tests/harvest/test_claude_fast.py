@@ -30,10 +30,11 @@ from hypothesis import strategies as st
 
 from skillopt_sleep.harvest import _compiled, _reading
 from skillopt_sleep.harvest._events import FileState
-from skillopt_sleep.harvest._lines import LineRead, iter_lines, stat_id
+from skillopt_sleep.harvest._lines import LineRead, stat_id
 from skillopt_sleep.harvest._registry import Feed, HarvestConfig
 from skillopt_sleep.harvest.claude import ClaudeSource
 from tests.harvest import _claude_records as recs
+from tests.harvest._fixtures import iter_lines
 
 MODULE = _compiled.load("_claude_fast")
 SIDECHAIN = _reading._SKIP_REASONS[Feed.SIDECHAIN]

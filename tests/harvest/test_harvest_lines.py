@@ -6,8 +6,9 @@ import json
 import tracemalloc
 from pathlib import Path
 
+from harvest._fixtures import iter_lines
 from skillopt_sleep.harvest import harvest
-from skillopt_sleep.harvest._lines import LineRead, iter_lines
+from skillopt_sleep.harvest._lines import LineRead
 
 
 def test_reads_complete_lines_and_leaves_the_half_line(tmp_path: Path) -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from harvest._fixtures import FIXTURES, WEBAPP
+from harvest._fixtures import FIXTURES, WEBAPP, iter_lines
 from skillopt_sleep.harvest._events import FileState
-from skillopt_sleep.harvest._lines import LineRead, iter_lines
+from skillopt_sleep.harvest._lines import LineRead
 from skillopt_sleep.harvest._reading import _feed
 from skillopt_sleep.harvest._registry import HarvestConfig, Source, load_sources
 
