@@ -3,8 +3,8 @@
  * straight from the line into a file's state.
  *
  * `fold_lines(on_message, data, start, end, state, sidechains)` folds lines in order until one
- * it does not handle (see `fold_run`), which the caller reads in Python: `session_meta`,
- * `turn_context`, the oldest rollout shapes, a JSON-wrapped tool output, arguments that are not
+ * it does not handle (see `fold_run`), which the caller reads in Python: `session_meta`, the
+ * oldest rollout shapes, a JSON-wrapped tool output, arguments that are not
  * a JSON object with a command, and anything unusual (see `_json_scan.h` and `_fold.h`). A message's text is
  * gathered here and handed to `on_message(state, role, parts, ts)`, which keeps or drops it as
  * `CodexSource._message` does (the mirror check hashes the whole text).
@@ -29,7 +29,7 @@ typedef struct {
     Val type, timestamp, payload;
     /* the payload's fields (a response item, or an event) */
     Val p_type, role, content, name, call_id, id, arguments, input, action, output, message,
-        item, aggregated_output, stdout_, stderr_, exit_code, success;
+        item, aggregated_output, stdout_, stderr_, exit_code, success, cwd, model;
     /* an item_completed event's item */
     Val i_type, i_id, i_command, i_exit_code, i_aggregated_output, i_content;
     int commands; /* the item's command as a list */
@@ -41,7 +41,7 @@ typedef struct {
 } Record;
 
 static PyObject *s_extra, *s_events, *s_last, *s_resulted, *s_sidechain, *s_shell,
-    *s_exec_command;
+    *s_exec_command, *s_meta, *s_cwd, *s_model;
 
 /* ---- reading ---------------------------------------------------------------------------- */
 
@@ -123,6 +123,8 @@ static int payload_member(void *ctx, Cur *c, const char *key, Py_ssize_t len) {
     if (KEY_IS("stderr")) return read_once(c, &r->stderr_);
     if (KEY_IS("exit_code")) return read_once(c, &r->exit_code);
     if (KEY_IS("success")) return read_once(c, &r->success);
+    if (KEY_IS("cwd")) return read_once(c, &r->cwd);
+    if (KEY_IS("model")) return read_once(c, &r->model);
     return skip_member(c);
 }
 
@@ -587,6 +589,40 @@ static int apply(const Target *t, Plan *plan, PyObject *ts) {
     return 1;
 }
 
+/* `meta[name] = value` as `FileState.set_meta` does for a text: a non-empty value, over a false
+ * one unless `overwrite`. */
+static int set_meta(PyObject *meta, PyObject *name, const Val *value, int overwrite) {
+    if (value->kind != V_STRING || value->start == value->end) return 0;
+    if (!overwrite) {
+        PyObject *old = PyDict_GetItemWithError(meta, name);
+        if (old == NULL && PyErr_Occurred()) return -1;
+        int truth = old != NULL ? PyObject_IsTrue(old) : 0;
+        if (truth) return truth < 0 ? -1 : 0;
+    }
+    PyObject *text = decode(value, 0);
+    int failed = text == NULL || PyDict_SetItem(meta, name, text) < 0;
+    Py_XDECREF(text);
+    return failed ? -1 : 0;
+}
+
+/* A `turn_context` record: its working directory (when none is known yet) and its model. 1
+ * folded, 0 not handled (a value of another type: Python's truth rules), -1 an exception. */
+static int turn_context(const Target *t, const Record *r) {
+    const Val *cwd = &r->cwd, *model = &r->model;
+    if ((cwd->kind != V_ABSENT && cwd->kind != V_NULL && cwd->kind != V_STRING) ||
+        (model->kind != V_ABSENT && model->kind != V_NULL && model->kind != V_STRING))
+        return 0;
+    PyObject *meta = PyObject_GetAttr(t->state, s_meta);
+    if (meta == NULL) return -1;
+    int status = -1;
+    if (!PyDict_Check(meta))
+        PyErr_SetString(PyExc_TypeError, "fold_lines: state.meta must be a dict");
+    else if (set_meta(meta, s_cwd, cwd, 0) == 0 && set_meta(meta, s_model, model, 1) == 0)
+        status = 1;
+    Py_DECREF(meta);
+    return status;
+}
+
 static int fold_one(void *ctx, const unsigned char *p, const unsigned char *end) {
     Target *t = ctx;
     Record *r = t->record;
@@ -599,7 +635,8 @@ static int fold_one(void *ctx, const unsigned char *p, const unsigned char *end)
     if (!read_record(&c, r) || r->type.kind != V_STRING || r->type.escaped) return 0;
     if (is_one_of(&r->type, IGNORED_TOP)) return 1;
     int event_msg = is_raw(&r->type, "event_msg"), item = is_raw(&r->type, "response_item");
-    if (!(event_msg || item) || r->payload.kind != V_OBJECT) return 0;
+    int context = is_raw(&r->type, "turn_context");
+    if (!(event_msg || item || context) || r->payload.kind != V_OBJECT) return 0;
     if (r->p_type.kind == V_STRING && r->p_type.escaped) return 0;
     if (event_msg) {
         if (r->p_type.kind != V_STRING) return 0;
@@ -615,6 +652,7 @@ static int fold_one(void *ctx, const unsigned char *p, const unsigned char *end)
     if (r->timestamp.kind != V_ABSENT && r->timestamp.kind != V_NULL &&
         !iso_utc(&r->timestamp, &seconds))
         return 0;
+    if (context) return turn_context(t, r);
     Plan plan = {DROP, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     int status = item ? plan_item(&plan, r) : plan_event(&plan, r);
     if (status == 1) {
@@ -668,9 +706,11 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__codex_fast(void) {
-    static PyObject **const names[] = {&s_extra,     &s_events, &s_last,         &s_resulted,
-                                       &s_sidechain, &s_shell,  &s_exec_command};
-    static const char *const texts[] = {"extra",     "events", "last",        "resulted",
-                                        "sidechain", "shell",  "exec_command"};
-    return create_module(&module_def, names, texts, 7);
+    static PyObject **const names[] = {&s_extra, &s_events,       &s_last, &s_resulted,
+                                       &s_sidechain, &s_shell, &s_exec_command, &s_meta,
+                                       &s_cwd, &s_model};
+    static const char *const texts[] = {"extra", "events",       "last", "resulted",
+                                        "sidechain", "shell", "exec_command", "meta",
+                                        "cwd", "model"};
+    return create_module(&module_def, names, texts, 10);
 }

@@ -26,7 +26,6 @@ question typed after a pasted log is what the prompt asks.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -118,15 +117,6 @@ def _ends(head: str, tail: str, between: int) -> str:
     return kept_head + CUT_MARK.format(cut) + kept_tail
 
 
-# Where an event keeps its text, and how much of it: kind -> (slot, limit).
-_TEXT_SLOT: dict[str, tuple[int, int]] = {
-    USER: (3, PROMPT_CHARS),
-    ASSISTANT: (3, TEXT_CHARS),
-    CALL: (5, INPUT_CHARS),
-    RESULT: (4, RESULT_CHARS),
-}
-
-
 # Session-level facts that are shown and stored (a branch ``fix/ghp_...`` or a folder
 # ``tmp-sk_live_...`` is a secret like any other).
 META_TEXTS = (
@@ -147,40 +137,61 @@ def seal(events: list[Event], start: int = 0, meta: dict[str, Any] | None = None
     Constructors keep only a window of the raw text; the harvest driver seals every event a read
     produced before the state is stored or assembled, so nothing unredacted leaves a read.
     """
-    # (holder, slot, limit, between): ``between`` is None for any text but a prompt, _WHOLE for a
-    # prompt kept whole, else the count between a long prompt's two windows (redacted apart)
+    # Hot: once per event of every read. Texts go to ``texts``; each holder, its slot and limit
+    # to ``targets``, with a prompt's ``between`` (None: any other text; _WHOLE: a prompt kept
+    # whole; else the count between a long prompt's two windows, which are redacted apart).
     targets: list[tuple[Any, Any, int, int | None]] = []
     texts: list[str] = []
-    slots = _TEXT_SLOT
+    add_target, add_text = targets.append, texts.append
+    names = _tool_names(default_redactor())
     for event in events[start:] if start else events:
-        if event[0] == CALL and event[4]:
-            event[4] = _tool_name(event[4])
-        found = slots.get(event[0])
-        if found is not None and event[found[0]]:
-            slot, limit = found
-            parts = event[slot].split(_JOIN) if event[0] == USER else []
+        kind = event[0]
+        if kind == RESULT:
+            if event[4]:
+                add_target((event, 4, RESULT_CHARS, None))
+                add_text(event[4])
+        elif kind == CALL:
+            name = event[4]
+            if name:
+                event[4] = names.get(name) or _name_of(names, name)
+            if event[5]:
+                add_target((event, 5, INPUT_CHARS, None))
+                add_text(event[5])
+        elif kind == ASSISTANT:
+            if event[3]:
+                add_target((event, 3, TEXT_CHARS, None))
+                add_text(event[3])
+        elif kind == USER and event[3]:
+            text = event[3]
+            parts = text.split(_JOIN) if _JOIN in text else ()
             if len(parts) == 3:
-                targets.append((event, slot, limit, int(parts[1])))
+                add_target((event, 3, PROMPT_CHARS, int(parts[1])))
                 texts.extend((parts[0], parts[2]))
             else:
-                targets.append((event, slot, limit, _WHOLE if parts else None))
-                texts.append(event[slot])
+                add_target((event, 3, PROMPT_CHARS, _WHOLE))
+                add_text(text)
     for key in META_TEXTS if meta else ():
         value = meta.get(key) if meta else None
         if isinstance(value, str) and value:
-            targets.append((meta, key, 0, None))
-            texts.append(value)
+            add_target((meta, key, 0, None))
+            add_text(value)
         elif value is not None and meta is not None:
             meta[key] = ""  # a source that stored a non-text value: nothing to show
-    cleaned: list[str] = []
-    for start_at in range(0, len(texts), SEAL_BATCH):
-        cleaned.extend(redact_many(texts[start_at : start_at + SEAL_BATCH]))
+    if len(texts) <= SEAL_BATCH:
+        cleaned = redact_many(texts) if texts else texts
+    else:
+        cleaned = []
+        for start_at in range(0, len(texts), SEAL_BATCH):
+            cleaned.extend(redact_many(texts[start_at : start_at + SEAL_BATCH]))
     at = 0
     for holder, slot, limit, between in targets:
         text = cleaned[at]
         at += 1
         if between is None:
-            holder[slot] = _cut(text, limit) if limit and len(text) > limit else text
+            if limit and len(text) > limit:
+                holder[slot] = _cut(text, limit)
+            elif text is not texts[at - 1]:
+                holder[slot] = text
         elif between == _WHOLE:  # a prompt longer than the limit only by its redaction
             holder[slot] = _ends(text, text, -len(text)) if len(text) > limit else text
         else:
@@ -188,15 +199,25 @@ def seal(events: list[Event], start: int = 0, meta: dict[str, Any] | None = None
             at += 1
 
 
-def _tool_name(name: str) -> str:
-    """A tool's name, redacted like any stored text (an MCP tool's name is whatever its server
-    chose); a history holds few distinct names, so each is redacted once per redactor."""
-    return _redacted_name(default_redactor(), name)
+# A history holds few distinct tool names: each is redacted once per redactor (an MCP tool's
+# name is whatever its server chose, so it is redacted like any stored text).
+_NAMES: dict[int, tuple[Redactor, dict[str, str]]] = {}
 
 
-@functools.lru_cache(maxsize=4096)
-def _redacted_name(redactor: Redactor, name: str) -> str:
-    return redactor.redact(name)
+def _tool_names(redactor: Redactor) -> dict[str, str]:
+    """The redacted tool names of ``redactor`` (raw name -> redacted), filled as met."""
+    held = _NAMES.get(id(redactor))
+    if held is None or held[0] is not redactor:
+        _NAMES.clear()  # one redactor at a time: a configured one replaces the default
+        held = _NAMES[id(redactor)] = (redactor, {})
+    return held[1]
+
+
+def _name_of(names: dict[str, str], name: str) -> str:
+    if len(names) >= 4096:
+        names.clear()
+    redacted = names[name] = default_redactor().redact(name)
+    return redacted
 
 
 # A slice as long as the text or longer is the text itself: no copy for short texts.

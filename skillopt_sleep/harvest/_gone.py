@@ -7,6 +7,7 @@ the file gone. A folder the run did not look into, or one that cannot be listed,
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable, Mapping
 
@@ -18,13 +19,20 @@ PLACE_DEPTH = 3  # a file's folder, its parent and grandparent (Codex: day, mont
 def place(path: str) -> str:
     """Where a file is, as stored: the digests of its ``PLACE_DEPTH`` nearest folders, nearest
     first, space-separated."""
-    chain = []
-    for _ in range(PLACE_DEPTH):
-        parent = os.path.dirname(path)
-        if parent == path:
+    folder = os.path.dirname(path)
+    return "" if folder == path else _place_of(folder)
+
+
+@functools.lru_cache(maxsize=1024)
+def _place_of(folder: str) -> str:
+    """A folder's place chain (cached: a run's thousands of files sit in a few folders)."""
+    chain = [digest(folder)]
+    for _ in range(PLACE_DEPTH - 1):
+        parent = os.path.dirname(folder)
+        if parent == folder:
             break
         chain.append(digest(parent))
-        path = parent
+        folder = parent
     return " ".join(chain)
 
 

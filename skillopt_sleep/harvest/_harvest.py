@@ -274,7 +274,6 @@ class HarvestRun:
             return None
         before = run.delivered.get(key)
         turns = len(built.steps)
-        last = fingerprint(built.steps[-1]) if built.steps else ""
         first_new = 0
         if before is not None and 0 < before.turns <= turns and key not in run.rewritten:
             same = fingerprint(built.steps[before.turns - 1]) == before.last
@@ -282,7 +281,9 @@ class HarvestRun:
                 run.reasons[key] = "nothing new since the last harvest"
                 return None
             first_new = before.turns if same else before.turns - 1
-        self._index.deliver(run.source.name, key, Delivered(turns, last))
+        if self._record:  # a look that is never committed delivers nothing
+            last = fingerprint(built.steps[-1]) if built.steps else ""
+            self._index.deliver(run.source.name, key, Delivered(turns, last))
         run.reasons.pop(key, None)
         if key in run.emitted:
             tally.discount(run.emitted[key])

@@ -261,11 +261,17 @@ HANDLED = [
     line("response_item", {"type": "message", "role": "user", "content": "plain string"}, ts="2099-12-31T23:59:59.999999+00:00"),
     line("response_item", {"type": "ghost_snapshot"}, ts=None),
     line("response_item", {"type": "web_search_call"}, ts=records.ABSENT),
+    line("turn_context", {"cwd": PROJECT, "model": "gpt-5.5"}),
+    line("turn_context", {"cwd": "", "model": None, "approval_policy": "never"}),
+    line("turn_context", {"model": "gpt-5.5-\u00e9", "cwd": PROJECT + "/sub"}, ts=None),
 ]  # fmt: skip
 # Lines left to Python (each for a reason the header comment gives).
 LEFT = [
     line("session_meta", {"id": "s1", "cwd": PROJECT, "thread_source": "subagent"}),
-    line("turn_context", {"cwd": PROJECT, "model": "gpt-5.5"}),
+    line("turn_context", {"cwd": 7, "model": "gpt-5.5"}),
+    line("turn_context", {"cwd": PROJECT, "model": ["gpt-5.5"]}),
+    line("turn_context", {"cwd": PROJECT}, ts="2026-11-20T10:00:00+05:00"),
+    line("turn_context", "not an object"),
     json.dumps({"timestamp": TS, "type": "function_call", "name": "shell", "arguments": "{}"}).encode(),
     json.dumps({"id": "0199", "timestamp": TS}).encode(),
     line("response_item", {"type": "function_call_output", "call_id": "call_1", "output": _WRAPPED}),
