@@ -1,14 +1,16 @@
 /* The Claude Code reader's hot path in C: one transcript line folded straight into a file's
- * state, for the two record shapes that carry nearly every byte of a transcript (an assistant
- * turn and a user record of tool results).
+ * state, for the record shapes that carry nearly every byte of a transcript (an assistant turn
+ * and a user record of tool results) and for a typed prompt, whose text is handed to the Python
+ * function `claude._typed_prompt` (registered with `set_prompt`), the one copy of its rules.
  *
  * `fold(line, meta, events, sidechains)` returns 1 when it folded the line exactly as
  * `ClaudeSource.feed` would have, 2 for a sidechain record it skipped (the caller counts it), and
  * 0 when it did not handle the line: then nothing was changed and the caller takes the Python
  * path (orjson and `feed`), which stays the reference. Anything unusual is left to that path: a
- * typed prompt, another record type, an escaped key, a value of an unexpected type, a timestamp
- * that is not plain UTC ISO-8601, JSON that orjson might read differently (a huge number, deep
- * nesting, a lone surrogate) and any line that is not valid JSON and UTF-8.
+ * typed prompt while no function is registered, another record type, an escaped key, a value of
+ * an unexpected type, a timestamp that is not plain UTC ISO-8601, JSON that orjson might read
+ * differently (a huge number, deep nesting, a lone surrogate) and any line that is not valid
+ * JSON and UTF-8.
  *
  * The line is read once. Only the values `feed` reads are decoded; everything else is validated
  * and skipped, so a multi-KB tool output costs a scan, not a string. A tool result's text is
@@ -19,7 +21,16 @@
 #define MAX_BLOCKS 64
 #define MAX_PARTS 32
 
-static PyObject *s_session_id, *s_cwd, *s_git_branch, *s_model;
+/* The record types `feed` ignores (claude.py's `_IGNORED_TYPES`; a test holds them equal). */
+static const char *const IGNORED_TYPES[] = {
+    "system",          "summary",     "file-history-snapshot", "attachment", "queue-operation",
+    "last-prompt",     "mode",        "permission-mode",       "progress",   "custom-title",
+    "ai-title",        "tag",         "agent-name",            "pr-link",    "worktree-state",
+    NULL};
+
+static PyObject *s_session_id, *s_cwd, *s_git_branch, *s_model, *s_engine;
+/* `_typed_prompt(text, ts, key) -> (event or None, engine)`; NULL: typed prompts are Python's. */
+static PyObject *prompt_handler;
 
 /* A flag read for its truth: -1 when its kind would need Python's truth rules. */
 static int flag(const Val *v) {
@@ -341,6 +352,34 @@ static int result_events(const Record *r, PyObject *ts, PyObject *key, PyObject 
     return 1;
 }
 
+/* A typed prompt's event, if any, into `out`, and `*engine` set: what `_user` does with a string
+ * content, decided by the registered function, which changes nothing itself. 0: not handled (the
+ * function raised an `Exception`: the Python path will call it again and do as it does with
+ * the error); -1: error. */
+static int prompt_events(const Record *r, PyObject *ts, PyObject *key, PyObject *out,
+                         int *engine) {
+    PyObject *text = decode(&r->content, 0);
+    if (text == NULL) return -1;
+    PyObject *handler = prompt_handler; /* the call could replace it */
+    Py_INCREF(handler);
+    PyObject *found = PyObject_CallFunctionObjArgs(handler, text, ts, key, NULL);
+    Py_DECREF(handler);
+    Py_DECREF(text);
+    if (found == NULL) return PyErr_ExceptionMatches(PyExc_Exception) ? 0 : -1;
+    int status = -1;
+    if (!PyTuple_Check(found) || PyTuple_GET_SIZE(found) != 2 ||
+        (PyTuple_GET_ITEM(found, 0) != Py_None && !PyList_Check(PyTuple_GET_ITEM(found, 0))))
+        PyErr_SetString(PyExc_TypeError, "the typed prompt function must return "
+                                         "(event list or None, engine)");
+    else if ((*engine = PyObject_IsTrue(PyTuple_GET_ITEM(found, 1))) < 0)
+        ;
+    else if (PyTuple_GET_ITEM(found, 0) == Py_None ||
+             PyList_Append(out, PyTuple_GET_ITEM(found, 0)) == 0)
+        status = 1;
+    Py_DECREF(found);
+    return status;
+}
+
 static int set_if_unset(PyObject *meta, PyObject *name, PyObject *value) {
     if (value == NULL || PyUnicode_GET_LENGTH(value) == 0) return 0;
     PyObject *old = PyDict_GetItemWithError(meta, name);
@@ -381,12 +420,16 @@ static int fold_span(Record *r, const unsigned char *p, const unsigned char *end
     int handled = 0;
     PyObject *ts = NULL, *key = NULL, *session = NULL, *cwd = NULL, *branch = NULL;
     PyObject *model = NULL, *out = NULL;
-    int assistant, side, ignored = 0, status = 0;
+    int assistant, side, ignored = 0, prompt = 0, engine = 0, status = 0;
     Py_ssize_t size;
     double seconds = 0;
     if (!read_record(&c, r)) goto done;
     assistant = is_raw(&r->type, "assistant");
-    if (!assistant && !is_raw(&r->type, "user")) goto done;
+    if (!assistant && !is_raw(&r->type, "user")) {
+        for (const char *const *name = IGNORED_TYPES; *name && !handled; name++)
+            handled = is_raw(&r->type, *name); /* `feed` drops it before reading anything */
+        goto done;
+    }
     side = flag(&r->is_sidechain);
     if (side < 0) goto done;
     if (side && !sidechains) {
@@ -404,7 +447,9 @@ static int fold_span(Record *r, const unsigned char *p, const unsigned char *end
         int a = flag(&r->is_meta), b = flag(&r->is_compact), v = flag(&r->is_visible_only);
         if (a < 0 || b < 0 || v < 0) goto done;
         ignored = a || b || v;
-        if (!ignored && r->content.kind != V_ARRAY) goto done; /* a typed prompt: Python's */
+        prompt = !ignored && r->content.kind == V_STRING;
+        if (prompt && prompt_handler == NULL) goto done; /* a typed prompt: Python's */
+        if (!ignored && !prompt && r->content.kind != V_ARRAY) goto done;
     }
     status = -1; /* from here on a failure is an exception */
     if (r->timestamp.kind == V_STRING) {
@@ -427,13 +472,15 @@ static int fold_span(Record *r, const unsigned char *p, const unsigned char *end
     if (assistant) {
         if (r->model.kind == V_STRING && (model = decode(&r->model, 0)) == NULL) goto done;
         status = assistant_events(r, ts, key, out);
-    } else status = ignored ? 1 : result_events(r, ts, key, out);
+    } else if (prompt) status = prompt_events(r, ts, key, out, &engine);
+    else status = ignored ? 1 : result_events(r, ts, key, out);
     if (status != 1) goto done;
     status = -1;
     if (update_meta(meta, session, cwd, branch) < 0) goto done;
     if (model != NULL && PyUnicode_GET_LENGTH(model) > 0 &&
         PyUnicode_READ_CHAR(model, 0) != '<' && PyDict_SetItem(meta, s_model, model) < 0)
         goto done;
+    if (engine && PyDict_SetItem(meta, s_engine, Py_True) < 0) goto done;
     size = PyList_GET_SIZE(events);
     if (PyList_SetSlice(events, size, size, out) < 0) goto done;
     status = 1;
@@ -467,6 +514,20 @@ static PyObject *fold(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     int handled = fold_span(r, p, p + PyBytes_GET_SIZE(args[0]), args[1], args[2], sidechains);
     PyMem_Free(r);
     return handled < 0 ? NULL : PyLong_FromLong(handled);
+}
+
+/* set_prompt(function or None): see `prompt_handler`. */
+static PyObject *set_prompt(PyObject *module, PyObject *handler) {
+    (void)module;
+    if (handler != Py_None && !PyCallable_Check(handler)) {
+        PyErr_SetString(PyExc_TypeError, "set_prompt: a callable or None");
+        return NULL;
+    }
+    PyObject *old = prompt_handler;
+    prompt_handler = handler == Py_None ? NULL : handler;
+    Py_XINCREF(prompt_handler);
+    Py_XDECREF(old);
+    Py_RETURN_NONE;
 }
 
 typedef struct {
@@ -513,6 +574,9 @@ static PyMethodDef methods[] = {
      "fold_lines(data, start, end, state, sidechains) -> (next, line_start, line_end, "
      "sidechains_skipped): the lines of data[start:end] folded until one is not handled "
      "(line_start -1: all were)."},
+    {"set_prompt", set_prompt, METH_O,
+     "set_prompt(function or None): what a typed prompt adds, as "
+     "function(text, ts, key) -> (event or None, engine); None: typed prompts are not handled."},
     CONFIGURE_METHOD,
     {NULL, NULL, 0, NULL},
 };
@@ -523,7 +587,21 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__claude_fast(void) {
-    static PyObject **const names[] = {&s_session_id, &s_cwd, &s_git_branch, &s_model};
-    static const char *const texts[] = {"session_id", "cwd", "git_branch", "model"};
-    return create_module(&module_def, names, texts, 4);
+    static PyObject **const names[] = {&s_session_id, &s_cwd, &s_git_branch, &s_model,
+                                       &s_engine};
+    static const char *const texts[] = {"session_id", "cwd", "git_branch", "model", "engine"};
+    PyObject *module = create_module(&module_def, names, texts, 5);
+    if (module == NULL) return NULL;
+    PyObject *ignored = PyFrozenSet_New(NULL);
+    for (const char *const *name = IGNORED_TYPES; ignored != NULL && *name; name++) {
+        PyObject *text = PyUnicode_FromString(*name);
+        if (text == NULL || PySet_Add(ignored, text) < 0) Py_CLEAR(ignored);
+        Py_XDECREF(text);
+    }
+    if (ignored == NULL || PyModule_AddObject(module, "IGNORED_TYPES", ignored) < 0) {
+        Py_XDECREF(ignored);
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
 }

@@ -163,7 +163,7 @@ def seal(events: list[Event], start: int = 0, meta: dict[str, Any] | None = None
                 add_text(event[3])
         elif kind == USER and event[3]:
             text = event[3]
-            parts = text.split(_JOIN) if _JOIN in text else ()
+            parts = text.split(_JOIN) if _JOIN in text else []
             if len(parts) == 3:
                 add_target((event, 3, PROMPT_CHARS, int(parts[1])))
                 texts.extend((parts[0], parts[2]))

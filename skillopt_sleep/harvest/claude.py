@@ -19,8 +19,18 @@ from typing import Any
 
 import orjson
 
+from skillopt_core.markers import is_engine_text
 from skillopt_sleep.harvest import _compiled
-from skillopt_sleep.harvest._events import FileState, assistant, call, interrupt, parse_ts, result
+from skillopt_sleep.harvest._events import (
+    Event,
+    FileState,
+    assistant,
+    call,
+    interrupt,
+    parse_ts,
+    result,
+    user,
+)
 from skillopt_sleep.harvest._registry import (
     SOURCES,
     Feed,
@@ -58,6 +68,9 @@ _SLUG = re.compile(r"[^A-Za-z0-9]")
 _EXIT_CODE = re.compile(r"Exit code (-?\d+)\b")
 
 
+_FAST = _compiled.load("_claude_fast")  # the C fold, or None; it is given `_typed_prompt` below
+
+
 def slug(path: str) -> str:
     return _SLUG.sub("-", path)
 
@@ -92,7 +105,7 @@ class ClaudeSource(Source):
         b'{"type":"file-history-snapshot"',
         b'{"type":"last-prompt"',
     )
-    fold_lines = getattr(_compiled.load("_claude_fast"), "fold_lines", None)
+    fold_lines = getattr(_FAST, "fold_lines", None)
 
     def discover(self, config: HarvestConfig) -> Iterator[Path | Unreadable]:
         projects = config.home("claude", "CLAUDE_CONFIG_DIR", "~/.claude") / "projects"
@@ -188,13 +201,7 @@ class ClaudeSource(Source):
         state: FileState, content: Any, ts: float | None, key: str | None, outcome: Any = None
     ) -> Feed:
         if isinstance(content, str):  # a typed prompt: the common shape
-            text = content.strip()
-            if not text:
-                return Feed.USED
-            if text.startswith(_INTERRUPTED):
-                state.add(interrupt(ts, key))
-            elif not text.startswith(_HARNESS_NOISE):
-                state.add_user(ts, _as_typed(text), key)
+            _add_prompt(state, _typed_prompt(content, ts, key))
             return Feed.USED
         texts: list[str] = []
         blocks = content if isinstance(content, list) else [content]
@@ -221,11 +228,33 @@ class ClaudeSource(Source):
         text = "\n".join(texts).strip() if texts else ""
         if not text:
             return Feed.USED if blocks else Feed.IGNORED
-        if text.startswith(_INTERRUPTED):
-            state.add(interrupt(ts, key))
-        elif not text.startswith(_HARNESS_NOISE):
-            state.add_user(ts, _as_typed(text), key)
+        _add_prompt(state, _typed_prompt(text, ts, key))
         return Feed.USED
+
+
+def _typed_prompt(text: str, ts: float | None, key: str | None) -> tuple[Event | None, bool]:
+    """What the user's text adds: its event (None: nothing) and whether it marks the engine's own
+    session (checked on the full text, before clipping). The C fold calls it for a typed prompt
+    (see ``set_prompt``), so this stays the one copy of the rules; it changes nothing itself."""
+    text = text.strip()
+    if not text:
+        return None, False
+    if text.startswith(_INTERRUPTED):
+        return interrupt(ts, key), False
+    if text.startswith(_HARNESS_NOISE):
+        return None, False
+    typed = _as_typed(text)
+    return user(ts, typed, key), is_engine_text(typed)
+
+
+def _add_prompt(state: FileState, found: tuple[Event | None, bool]) -> None:
+    """``_typed_prompt``'s finding applied as the C fold applies it: the engine mark, then the
+    event."""
+    event, engine = found
+    if engine:
+        state.meta["engine"] = True
+    if event is not None:
+        state.add(event)
 
 
 def _exit_code(excerpt: str, error: bool, outcome: Any) -> int | None:
@@ -260,4 +289,6 @@ def _as_typed(text: str) -> str:
     return f"{name} {tags.get('args', '').strip()}".strip() if name else text
 
 
+if _FAST is not None:
+    _FAST.set_prompt(_typed_prompt)
 SOURCES.add("claude", ClaudeSource())

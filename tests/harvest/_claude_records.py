@@ -17,10 +17,21 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from skillopt_sleep.harvest._events import INPUT_CHARS, REDACT_MARGIN, RESULT_CHARS, TEXT_CHARS
+from skillopt_core.markers import ENGINE_MARKER
+from skillopt_sleep.harvest._events import (
+    _PROMPT_HEAD_CHARS,
+    INPUT_CHARS,
+    PROMPT_TAIL_CHARS,
+    REDACT_MARGIN,
+    RESULT_CHARS,
+    TEXT_CHARS,
+)
 
 # where texts are cut: a tool input's or result's window, and an assistant text's
 CUTS = (INPUT_CHARS + REDACT_MARGIN, RESULT_CHARS + REDACT_MARGIN, TEXT_CHARS + REDACT_MARGIN)
+# a long prompt's raw head and tail windows (``_events._windows``): longer than both, it is cut
+PROMPT_HEAD = _PROMPT_HEAD_CHARS + REDACT_MARGIN
+PROMPT_TAIL = PROMPT_TAIL_CHARS + REDACT_MARGIN
 TOKEN = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_.~-"
 INTERRUPTED = "[Request interrupted by user"
 # json.dumps writes it "\u0007" whatever ``ensure_ascii``: an edit may turn that escape into a
@@ -45,6 +56,28 @@ SPECIAL_TEXTS = (
 )  # fmt: skip
 SURROGATES = ("\ud83d", "x\udc00", "\ude00\ud83d")  # written raw they are invalid UTF-8
 
+SPACES = tuple(c for c in map(chr, range(0x3001)) if c.isspace())  # what ``str.strip`` removes
+NOT_SPACES = ("\u200b", "\ufeff", "\u180e", "\x00", "\x07")
+HARNESS_NOISE = ("<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>")
+COMMAND = "<command-message>review</command-message>\n<command-name>/review</command-name>\n"
+PROMPT_TEXTS = (
+    "fix the failing test", "", " ", "\u3000", "".join(SPACES), "\x1c\x85\u2028", "\u200b",
+    "\ufeff", "\x00", "a\x00b", "\u3000x\x85", INTERRUPTED, INTERRUPTED + "]",
+    INTERRUPTED + " for tool use]", "\u3000" + INTERRUPTED + "\n", "[Request interrupted",
+    "x" + INTERRUPTED, *(n + "ok" for n in HARNESS_NOISE), *(" \x85" + n for n in HARNESS_NOISE),
+    "<local-command-stdout", "<local-command-stdin>x", COMMAND + "<command-args>12</command-args>",
+    COMMAND + "<command-args></command-args>", COMMAND, "<command-message>x</command-message>",
+    "<command-name> \u3000</command-name><command-args>a</command-args>",
+    "<command-name>/a\nb</command-name><command-args>\u3000x\x85</command-args>",
+    "<command-name>/r</command-name><command-args><command-args>1</command-args></command-args>",
+    "<command-name>/r</command-name><command-name>/s</command-name>", "x <command-name>/r",
+    ENGINE_MARKER, "run " + ENGINE_MARKER + " now", ENGINE_MARKER[:-1], " " + ENGINE_MARKER + " ",
+    "<command-name>/x</command-name><command-args>" + ENGINE_MARKER + "</command-args>",
+    "<command-message>" + ENGINE_MARKER + "</command-message><command-name>/x</command-name>",
+    INTERRUPTED + ENGINE_MARKER, HARNESS_NOISE[0] + ENGINE_MARKER, "line\nbreak\ttab",
+    "é ✓ 日本語 😀 \U0001d518", '"quoted" \\ / \\u0041', "\x7f\uffff", SENTINEL,
+)  # fmt: skip
+
 _short = st.one_of(st.sampled_from(SPECIAL_TEXTS), st.text(max_size=8))
 
 
@@ -61,6 +94,37 @@ def long_texts(draw: st.DrawFn) -> str:
 
 
 texts = st.one_of(_short, _short, long_texts())
+_runs = st.sampled_from([(0, 0), (7, 3), (8, 4), (9, 1), (16, 8), (12, 12)])
+
+
+@st.composite
+def long_prompts(draw: st.DrawFn) -> str:
+    """A prompt around or past the length kept whole, with token runs near where its head and
+    tail windows are cut, maybe the engine marker anywhere, maybe a prefix that decides it."""
+    size = PROMPT_HEAD + PROMPT_TAIL + draw(st.sampled_from([-2, -1, 0, 1, 2, 70, 3000, 40000]))
+    filler = draw(st.sampled_from(["a ", "é", "😀", "x", "\n", 'ab\\"', "\x00", "\u3000"]))
+    chars = list((filler * (size // len(filler) + 1))[:size])
+    for cut in (PROMPT_HEAD, size - PROMPT_TAIL):
+        run, before = draw(_runs)
+        for at in range(max(0, cut - before), min(size, cut - before + run)):
+            chars[at] = TOKEN[at % len(TOKEN)]
+    if draw(st.booleans()):
+        chars.insert(draw(st.integers(0, size)), ENGINE_MARKER)
+    prefix = draw(st.sampled_from(["", "", INTERRUPTED, HARNESS_NOISE[1], COMMAND, " \u3000"]))
+    return prefix + "".join(chars)
+
+
+_spaces = st.text(st.sampled_from(SPACES + NOT_SPACES), max_size=3)
+
+
+@st.composite
+def prompts(draw: st.DrawFn) -> str:
+    """A typed prompt's text: one the reader treats specially, any short text or a long one,
+    maybe with white space (as ``str.strip`` sees it, or not) around it."""
+    body = draw(st.one_of(st.sampled_from(PROMPT_TEXTS), _short, long_prompts()))
+    return draw(_spaces) + body + draw(_spaces)
+
+
 _scalars = st.sampled_from(
     [None, True, False, 0, 1, -1, 0.0, -0.0, 1.5, 1e300, -1e-300, 2**63, 2**64, 10**39, 1.7e12]
 )
@@ -107,6 +171,7 @@ _ids = st.one_of(st.sampled_from(["", "u1", "toolu_01", "é", "a:b"]), st.uuids(
 _maybe_text = st.one_of(st.sampled_from([ABSENT, None, False]), texts, texts)
 _tenths = st.integers(0, 9)
 _few = st.sampled_from([0, 1, 1, 1, 2, 3])
+_thirds = st.sampled_from([0, 1, 2])
 _INPUT_FIELDS = ("command", "file_path", "pattern", "url", "query", "prompt")
 _input_values = st.lists(st.one_of(texts, _scalars), min_size=1, max_size=3)
 _field_orders = st.permutations(_INPUT_FIELDS)
@@ -201,7 +266,8 @@ def _block(draw: st.DrawFn, pick: Pick, user: bool) -> Any:
 def _message(draw: st.DrawFn, pick: Pick, user: bool) -> Any:
     blocks = [_block(draw, pick, user) for _ in range(draw(_few))]
     if user:
-        content = pick(blocks, st.one_of(texts, _odd_or_absent))
+        usual = draw(prompts()) if draw(_thirds) == 0 else blocks
+        content = pick(usual, st.one_of(texts, _odd_or_absent))
     else:
         content = pick(texts if draw(_few) == 0 else blocks, _odd_or_absent)
     message = {"role": "user" if user else "assistant", "model": pick(_models)}

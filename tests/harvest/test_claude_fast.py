@@ -5,11 +5,14 @@ Each comparison reads the same lines with the Python path alone, with ``fold`` l
 (a declined line goes to ``_feed``) and with ``fold_lines`` as the reader runs it
 (``_feed_blocks``), and compares the file's meta (in insertion order), its events (every value
 with its type: ``1``, ``1.0`` and ``True`` differ) and the skip counts. Lines come from every
-Claude fixture, a generated corpus, hypothesis and hand-written edge cases.
+Claude fixture, a generated corpus, hypothesis and hand-written edge cases. A typed prompt's
+text goes from the fold to ``claude._typed_prompt`` (registered with ``set_prompt``), which the
+Python path calls too.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import gc
 import importlib
@@ -28,7 +31,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skillopt_sleep.harvest import _compiled, _reading
+from skillopt_core.markers import ENGINE_MARKER
+from skillopt_sleep.harvest import _compiled, _reading, claude
 from skillopt_sleep.harvest._events import FileState
 from skillopt_sleep.harvest._lines import LineRead, stat_id
 from skillopt_sleep.harvest._registry import Feed, HarvestConfig
@@ -189,6 +193,21 @@ def results(*content: Any, **fields: Any) -> dict[str, Any]:
     return record
 
 
+class _Unsure:
+    def __bool__(self) -> bool:
+        raise ZeroDivisionError
+
+
+def prompt(content: Any, **fields: Any) -> dict[str, Any]:
+    """A user record of a typed prompt, as Claude Code writes it."""
+    record = {"parentUuid": None, "isSidechain": False, "userType": "external",
+              "cwd": str(PROJECT), "sessionId": "s1", "version": "2.0.0", "gitBranch": "main",
+              "type": "user", "message": {"role": "user", "content": content}, "uuid": "p1",
+              "timestamp": STAMP}  # fmt: skip
+    record.update(fields)
+    return record
+
+
 def text(value: Any) -> dict[str, Any]:
     return {"type": "text", "text": value}
 
@@ -247,6 +266,22 @@ TAKEN = {
     "no timestamp": turn(text("x"), timestamp=None, uuid=""),
     "HEAD branch": turn(text("x"), gitBranch="HEAD", sessionId=None),
     "spaced JSON": turn(text("é ✓ 😀")),
+    "a typed prompt": {"type": "user", "message": {"content": "fix it"}},
+    "typed prompt": prompt("fix the tests"),
+    "interrupted prompt": prompt("[Request interrupted by user]"),
+    "slash command": prompt(recs.COMMAND + "<command-args>12</command-args>"),
+    "harness noise": prompt("<local-command-stdout>ok</local-command-stdout>"),
+    "engine prompt": prompt(f"{ENGINE_MARKER}\nreview this"),
+    "queue operation": {"type": "queue-operation", "operation": "enqueue", "content": "x"},
+    "last prompt": {"type": "last-prompt", "lastPrompt": "fix it", "sessionId": "other"},
+    "attachment": {
+        "type": "attachment",
+        "attachment": {"type": "file", "content": "z" * 5000},
+        "isSidechain": True,
+        "cwd": "/elsewhere",
+        "timestamp": "odd",
+    },
+    "system record": {"type": "system", "message": 3, "uuid": 7, "sessionId": None},
 }
 TAKEN_LINES = [line(record) for record in TAKEN.values()]
 
@@ -260,6 +295,15 @@ def test_common_records_are_folded_in_c(name: str) -> None:
             data = json.dumps(TAKEN[name], separators=(" , ", " : ")).encode()
         assert check(data) == 1
         assert check(data, meta={"session_id": "", "cwd": 0, "git_branch": "dev"}) == 1
+
+
+@needs_fold
+def test_the_fold_drops_the_record_types_feed_ignores() -> None:
+    from skillopt_sleep.harvest import _claude_fast, claude
+
+    assert claude._IGNORED_TYPES == _claude_fast.IGNORED_TYPES
+    for kind in sorted(claude._IGNORED_TYPES):
+        assert check(line({"type": kind, "sessionId": "s2", "cwd": "/w", "uuid": "x"})) == 1
 
 
 @needs_fold
@@ -299,7 +343,26 @@ DECLINED = {
     "trailing garbage": _TURN + b"x",
     "two records": _TURN + _TURN,
     "a list": b"[" + _TURN + b"]",
-    "a typed prompt": line({"type": "user", "message": {"content": "fix it"}}),
+    "an unknown record type": line({"type": "brand-new-record", "sessionId": "s9"}),
+    "an escaped ignored type": line({"type": "queue-operation"}).replace(b"queue", b"\\u0071ueue"),
+    "an ignored type's bad JSON": b'{"type": "queue-operation", "x": }',
+    "a numeric type": line({"type": 7}),
+    "a prompt's lone surrogate": line(prompt("a\ud83d")),
+    "a prompt's reversed pair": line(prompt("\ude00\ud83d")),
+    "a prompt's raw surrogate": line(prompt("a\ud83d"), ensure_ascii=False),
+    "a prompt's invalid UTF-8": line(prompt("fix it")).replace(b"fix", b"f\xffx"),
+    "a prompt's raw control": line(prompt("fix it")).replace(b"fix", b"f\x01x"),
+    "a prompt's escaped content key": line(prompt("x")).replace(b'"content"', b'"c\\u006fntent"'),
+    "a prompt's escaped type": line(prompt("x")).replace(b'"user"', b'"\\u0075ser"'),
+    "a prompt's content twice": line(prompt("x")).replace(
+        b'"content"', b'"content": "y", "content"'
+    ),
+    "a prompt's offset timestamp": line(prompt("x", timestamp="2026-11-20T10:00:00+01:00")),
+    "a prompt's epoch timestamp": line(prompt("x", timestamp=1_700_000_000)),
+    "a forked prompt": line(prompt("x", forkedFrom={"sessionId": "p"})),
+    "a prompt's numeric flag": line(prompt("x", isMeta=0)),
+    "an object content": line(prompt({"type": "text", "text": "x"})),
+    "a numeric content": line(prompt(5)),
     "a text block from the user": line(results(text("fix it"))),
     "a string block": line(results("fix it")),
     "serialised input": line(turn(tool_use(None, input=["ls"]))),
@@ -423,6 +486,204 @@ def test_texts_cut_at_their_window(cut: int, shift: int) -> None:
                     assert check(line(record, ensure_ascii)) == 1
 
 
+# ---- typed prompts ---------------------------------------------------------------------------
+
+_SPACED = [f"{space}{body}{space}" for space in recs.SPACES for body in ("", "fix it")]
+
+
+@needs_fold
+@pytest.mark.parametrize("content", recs.PROMPT_TEXTS + tuple(_SPACED))
+def test_typed_prompts_are_folded_in_c(content: str) -> None:
+    for ensure_ascii in (True, False):
+        data = line(prompt(content), ensure_ascii)
+        assert check(data) == 1
+        assert check(data, meta={"session_id": "", "cwd": 0, "engine": False}, events=[["x"]]) == 1
+        assert check(data, True, {"git_branch": "dev", "engine": True}) == 1
+
+
+def _events_of(content: str) -> list[Any]:
+    state = FileState()
+    assert fast().fold(line(prompt(content)), state.meta, state.events, False) == 1
+    return state.events
+
+
+@needs_fold
+def test_what_a_typed_prompt_adds() -> None:
+    ts = 1795168800.123
+    assert _events_of(" fix it\u3000") == [["user", ts, "p1", "fix it"]]
+    assert _events_of("\x85[Request interrupted by user]") == [["interrupt", ts, "p1"]]
+    assert _events_of(recs.COMMAND + "<command-args> 12 </command-args>") == [
+        ["user", ts, "p1", "/review 12"]
+    ]
+    for content in ("\u2028\x1c\u3000", "<local-command-caveat>x", ""):
+        assert _events_of(content) == []
+    meta: Meta = {}
+    assert fast().fold(line(prompt(f"x {ENGINE_MARKER}")), meta, [], False) == 1
+    assert list(meta) == ["session_id", "cwd", "git_branch", "engine"] and meta["engine"] is True
+
+
+ABSENT = recs.ABSENT
+PROMPT_FIELDS: dict[str, tuple[dict[str, Any], int]] = {  # fields -> what fold returns
+    "isMeta": ({"isMeta": True}, 1),
+    "isCompactSummary": ({"isCompactSummary": True}, 1),
+    "isVisibleInTranscriptOnly": ({"isVisibleInTranscriptOnly": True}, 1),
+    "false flags": ({"isMeta": False, "isCompactSummary": None}, 1),
+    "sidechain": ({"isSidechain": True}, 2),
+    "no timestamp": ({"timestamp": None}, 1),
+    "timestamp left out": ({"timestamp": ABSENT}, 1),
+    "offset stamp": ({"timestamp": "2026-11-20T10:00:00+02:00"}, 0),
+    "empty stamp": ({"timestamp": ""}, 0),
+    "epoch stamp": ({"timestamp": 1.7e9}, 0),
+    "year 2100": ({"timestamp": "2100-01-01T00:00:00Z"}, 0),
+    "empty uuid": ({"uuid": ""}, 1),
+    "no uuid": ({"uuid": None}, 1),
+    "uuid left out": ({"uuid": ABSENT}, 1),
+    "numeric uuid": ({"uuid": 5}, 1),
+    "odd uuid": ({"uuid": "é:😀"}, 1),
+    "no session": ({"sessionId": None, "cwd": "", "gitBranch": "HEAD"}, 1),
+    "no record facts": ({"sessionId": ABSENT, "cwd": ABSENT, "gitBranch": ABSENT}, 1),
+    "numeric cwd": ({"cwd": 5}, 0),
+    "a fork": ({"forkedFrom": {"sessionId": "p0"}}, 0),
+    "no fork": ({"forkedFrom": None}, 1),
+    "a tool result too": ({"toolUseResult": {"stdout": "x", "interrupted": False}}, 1),
+    "odd tool result": ({"toolUseResult": "Error: x"}, 1),
+    "a model": ({"message": {"content": "x", "model": "m1"}}, 1),
+    "a message list": ({"message": ["x"]}, 0),
+}
+
+
+@needs_fold
+@pytest.mark.parametrize("name", PROMPT_FIELDS)
+@pytest.mark.parametrize("content", ["fix it", "[Request interrupted by user]", f"{ENGINE_MARKER}"])
+def test_a_typed_prompts_record_fields(name: str, content: str) -> None:
+    fields, handled = PROMPT_FIELDS[name]
+    record = {k: v for k, v in prompt(content, **fields).items() if v is not ABSENT}
+    assert check(line(record)) == handled
+    assert check(line(record), True, {"session_id": "s0", "engine": False}) == min(handled, 1)
+
+
+@needs_fold
+@pytest.mark.parametrize("shift", [-2, -1, 0, 1, 2, 3000, 50_000])
+@pytest.mark.parametrize("filler", ["a", "é", "😀", "\n", '"', "\x00", "\u3000"])
+def test_long_prompts(shift: int, filler: str) -> None:
+    """A prompt around the length kept whole and past it, with token runs across its head and
+    tail cuts, maybe the engine marker in the middle it drops."""
+    size = recs.PROMPT_HEAD + recs.PROMPT_TAIL + shift
+    for run in (0, 8, 20):
+        body = list(filler * size)
+        for cut in (recs.PROMPT_HEAD, size - recs.PROMPT_TAIL):
+            body[cut - run // 2 : cut - run // 2 + run] = "Ab0+/=_.~-Xy9" * 2
+        content = "".join(body[:size])
+        for marked in (content, content[: size // 2] + ENGINE_MARKER + content[size // 2 :]):
+            for ensure_ascii in (True, False):
+                assert check(line(prompt(marked), ensure_ascii)) == 1
+
+
+ORIGINAL = claude._typed_prompt
+
+
+@pytest.fixture
+def handler(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """Sets what a typed prompt adds, for both paths (the fold's is restored after)."""
+
+    def use(function: Any) -> None:
+        monkeypatch.setattr(claude, "_typed_prompt", function)
+        fast().set_prompt(function)
+
+    yield use
+    fast().set_prompt(ORIGINAL)
+
+
+def _raising(error: type[BaseException]) -> Any:
+    def raise_it(text: str, ts: float | None, key: str | None) -> Any:
+        raise error("raised for the test")
+
+    return raise_it
+
+
+@needs_fold
+def test_a_prompt_function_that_raises_a_shape_error(handler: Any) -> None:
+    """Declined, changing nothing; Python then skips the record, its session facts kept."""
+    handler(_raising(ValueError))
+    data = line(prompt("fix it"))
+    assert check(data) == 0
+    skipped = read([data], "fold_lines")[2]
+    assert skipped == {"unexpected record shape": 1}
+
+
+@needs_fold
+@pytest.mark.parametrize("error", [RuntimeError, MemoryError, KeyboardInterrupt])
+def test_a_prompt_function_that_raises(handler: Any, error: type[BaseException]) -> None:
+    """It raises from both paths; only an `Exception` declines the line (then Python raises it
+    again), so an interrupt is not swallowed and raises from the fold, which changed nothing."""
+    handler(_raising(error))
+    data = line(prompt("fix it"))
+    for how in ("python", "fold", "fold_lines"):
+        with pytest.raises(error):
+            read([data], how)
+    meta: Meta = {}
+    events: list[Any] = []
+    if issubclass(error, Exception):
+        assert fast().fold(data, meta, events, False) == 0
+    else:
+        with pytest.raises(error):
+            fast().fold(data, meta, events, False)
+    assert meta == {} and events == []
+
+
+@needs_fold
+def test_the_prompt_function_is_called_once_a_prompt(handler: Any) -> None:
+    calls: list[tuple[Any, ...]] = []
+
+    def counted(*args: Any) -> Any:
+        calls.append(args)
+        return ORIGINAL(*args)
+
+    handler(counted)
+    lines = [line(prompt(f"p{n}", uuid=f"u{n}")) for n in range(5)] + [_TURN, _RESULT]
+    data = b"\n".join(lines)
+    state = FileState()
+    assert fast().fold_lines(data, 0, len(data), state, False) == (len(data), -1, -1, 0)
+    assert [call[0] for call in calls] == [f"p{n}" for n in range(5)]
+    assert [call[2] for call in calls] == [f"u{n}" for n in range(5)]
+
+
+@needs_fold
+@pytest.mark.parametrize(
+    "returned", [None, [], ("x",), ({}, False), ("user", True), (None, _Unsure()), (None, 0, 1)]
+)
+def test_a_prompt_function_returning_the_wrong_shape(handler: Any, returned: Any) -> None:
+    handler(lambda *args: returned)
+    meta: Meta = {}
+    events: list[Any] = []
+    with pytest.raises((TypeError, ZeroDivisionError)):
+        fast().fold(line(prompt("x")), meta, events, False)
+    assert meta == {} and events == []
+
+
+@needs_fold
+def test_without_a_prompt_function_typed_prompts_are_declined(handler: Any) -> None:
+    fast().set_prompt(None)
+    for content in ("fix it", "", recs.INTERRUPTED):
+        assert check(line(prompt(content))) == 0
+    assert check(line(prompt("x", isMeta=True))) == 1
+    with pytest.raises(TypeError):
+        fast().set_prompt(5)
+    fast().set_prompt(ORIGINAL)
+    assert check(line(prompt("fix it"))) == 1
+
+
+@needs_fold
+@settings(_FAST, max_examples=300)
+@given(recs.prompts(), recs.starting_states(), st.booleans(), st.booleans())
+def test_drawn_prompts(
+    content: str, start: tuple[Meta, list[Any]], ascii_: bool, side: bool
+) -> None:
+    data = line(prompt(content, isSidechain=side), ascii_)
+    assert check(data, False, *start) == (2 if side else 1)
+    assert check(data, True, *start) == 1
+
+
 # ---- hypothesis ------------------------------------------------------------------------------
 
 
@@ -541,12 +802,23 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 @needs_fold
 def test_generated_corpus(corpus: list[Path]) -> None:
     taken: Counter[int] = Counter()
+    prompts = 0
     for path in corpus:
         assert read_whole(COMPILED, path, False) == read_whole(PURE, path, False)
         lines = _lines(path)
         assert read(lines, "fold") == read(lines, "python")
-        taken.update(fast().fold(data, {}, [], False) for data in lines)
-    assert taken[1] > 3 * taken[0]  # typed prompts aside, the fold reads the corpus
+        for data in lines:
+            handled = fast().fold(data, {}, [], False)
+            taken[handled] += 1
+            record = json.loads(data) if data else {}
+            if (
+                record.get("type") == "user"
+                and isinstance(record.get("message"), dict)
+                and isinstance(record["message"]["content"], str)
+            ):
+                prompts += 1
+                assert handled == 1, data[:200]  # a typed prompt is folded in C too
+    assert prompts >= len(corpus) and taken[1] > 20 * taken[0]
 
 
 # ---- robustness ----------------------------------------------------------------------------------
@@ -601,11 +873,6 @@ def test_wrong_arguments_raise_type_error() -> None:
     assert meta == {"cwd": "/w"} and events == [] and state == FileState(dict(meta))
 
 
-class _Unsure:
-    def __bool__(self) -> bool:
-        raise ZeroDivisionError
-
-
 @needs_fold
 def test_a_failing_sidechains_flag_changes_nothing() -> None:
     meta: Meta = {}
@@ -619,13 +886,13 @@ def test_a_failing_sidechains_flag_changes_nothing() -> None:
 
 @needs_fold
 def test_fold_lines_passes_over_empty_lines_and_stops_at_a_declined_one() -> None:
-    typed_prompt = DECLINED["a typed prompt"]
+    declined = DECLINED["a text block from the user"]
     side = line(turn(text("x"), isSidechain=True))
-    data = b"\n\n" + _TURN + b"\n" + side + b"\n\n" + typed_prompt + b"\n" + _RESULT
+    data = b"\n\n" + _TURN + b"\n" + side + b"\n\n" + declined + b"\n" + _RESULT
     state = FileState()
     at = fast().fold_lines(data, 0, len(data), state, False)
-    start = data.index(typed_prompt)
-    assert at == (start + len(typed_prompt) + 1, start, start + len(typed_prompt), 1)
+    start = data.index(declined)
+    assert at == (start + len(declined) + 1, start, start + len(declined), 1)
     assert [event[0] for event in state.events] == ["assistant"]
     rest = fast().fold_lines(data, at[0], len(data), state, False)
     assert rest == (len(data), -1, -1, 0)  # the last line needs no newline
@@ -634,13 +901,16 @@ def test_fold_lines_passes_over_empty_lines_and_stops_at_a_declined_one() -> Non
 
 
 _SINGLETONS = (None, True, False, "assistant", "call", "result", "interrupt", "user",
-               "session_id", "cwd", "git_branch", "model")  # fmt: skip
+               "session_id", "cwd", "git_branch", "model", "engine")  # fmt: skip
+_PROMPTS = [line(prompt(content)) for content in recs.PROMPT_TEXTS]
 
 
 @needs_fold
-def test_no_reference_or_memory_leaks() -> None:
+def test_no_reference_or_memory_leaks(handler: Any) -> None:
     """Many folds, declines and errors leave no reference and no memory behind."""
     samples = [_TURN, _RESULT, *TAKEN_LINES, *DECLINED.values(), *KEPT.values(), b"{", b""]
+    samples += _PROMPTS
+    failing = _raising(ValueError), _raising(KeyboardInterrupt), lambda *args: (None, 0, 1)
     data = b"\n".join(samples)
 
     def churn(times: int) -> None:
@@ -655,6 +925,11 @@ def test_no_reference_or_memory_leaks() -> None:
                 fast().fold(sample, {}, [], _Unsure())
             with pytest.raises(TypeError):
                 fast().fold(sample, {}, None, False)
+            for function in failing:
+                fast().set_prompt(function)
+                with contextlib.suppress(KeyboardInterrupt, TypeError):
+                    fast().fold(_PROMPTS[0], {}, [], False)
+            fast().set_prompt(ORIGINAL)
 
     def counts() -> list[int]:
         gc.collect()
