@@ -4,6 +4,9 @@ A :class:`~skillopt_core.errors.SkillOptError` becomes ``error: <message>`` (and
 on stderr, escaped so that brackets in user- or model-written text print as they are, and the
 process exits with :func:`~skillopt_core.errors.exit_code_for`. Anything else is a bug and keeps its
 traceback.
+
+Neither typer nor Rich is imported until an error is printed or a typer application runs: a
+command that succeeds without them (a piped `skillopt-sleep harvest`) does not pay for them.
 """
 
 from __future__ import annotations
@@ -14,19 +17,21 @@ import functools
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
-
-import typer
-from rich.console import Console
-from rich.markup import escape
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from skillopt_core.errors import EXIT_ERROR, SkillOptError, exit_code_for
 from skillopt_core.interrupts import Terminated
+
+if TYPE_CHECKING:
+    import typer
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def print_error(message: str, hint: str = "") -> None:
+    from rich.console import Console
+    from rich.markup import escape
+
     console = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
     console.print(f"[red]error:[/red] {escape(message)}")
     if hint:
@@ -35,6 +40,8 @@ def print_error(message: str, hint: str = "") -> None:
 
 def fail(error: SkillOptError) -> typer.Exit:
     """Print ``error`` and return the ``typer.Exit`` carrying its exit code (for ``raise``)."""
+    import typer
+
     print_error(error.message, error.hint)
     return typer.Exit(exit_code_for(error))
 
@@ -49,6 +56,8 @@ def reports_errors(command: F) -> F:
         except SkillOptError as exc:
             raise fail(exc) from None
         except Terminated as exc:
+            import typer
+
             print_error(
                 "stopped by SIGTERM",
                 hint="nothing it had not finished was kept; run it again "
@@ -56,6 +65,8 @@ def reports_errors(command: F) -> F:
             )
             raise typer.Exit(exit_code_for(exc)) from None
         except KeyboardInterrupt as exc:
+            import typer
+
             print_error(
                 "interrupted",
                 hint="nothing it had not finished was kept; run the same command again "
@@ -71,6 +82,8 @@ def run_app(app: typer.Typer) -> None:
     missing argument) printed like every other failure: ``error:`` and a ``fix:`` naming the
     command's ``--help``, never a box; exit 2 as click exits. Nothing else changes: a command's
     ``typer.Exit`` keeps its code, and no arguments still print the help."""
+    import typer
+
     click = _click_exceptions()
     try:
         code = app(standalone_mode=False)

@@ -15,6 +15,7 @@ import json
 import os
 import re
 import stat
+import sys
 from pathlib import Path
 
 PRIVATE_DIR_MODE = 0o700
@@ -22,6 +23,7 @@ PRIVATE_FILE_MODE = 0o600
 
 
 PROJECT_CONFIG = Path(".skillopt-sleep") / "config.toml"
+_APP = "skillopt-sleep"
 
 
 def user_config_path() -> Path:
@@ -29,9 +31,12 @@ def user_config_path() -> Path:
     override = os.environ.get("SKILLOPT_SLEEP_CONFIG")
     if override:
         return Path(override).expanduser()
-    import platformdirs
+    folder = _xdg_folder("XDG_CONFIG_HOME", ".config")
+    if folder is None:
+        import platformdirs
 
-    return Path(platformdirs.user_config_dir("skillopt-sleep", appauthor=False)) / "config.toml"
+        folder = Path(platformdirs.user_config_dir(_APP, appauthor=False))
+    return folder / "config.toml"
 
 
 def project_config_path(project: str | os.PathLike[str]) -> Path:
@@ -44,9 +49,28 @@ def state_dir() -> Path:
     override = os.environ.get("SKILLOPT_SLEEP_HOME")
     if override:
         return Path(override).expanduser().absolute()
+    folder = _xdg_folder("XDG_STATE_HOME", ".local/state")
+    if folder is not None:
+        return folder
     import platformdirs
 
-    return Path(platformdirs.user_state_dir("skillopt-sleep", appauthor=False))
+    return Path(platformdirs.user_state_dir(_APP, appauthor=False))
+
+
+def _xdg_folder(variable: str, default: str) -> Path | None:
+    """platformdirs' per-user folder of the engine on Linux, without importing it (with the
+    tempfile and shutil it imports, about 12 ms of a harvest's start-up), where every version of
+    it answers alike: ``$variable`` absolute, or unset or empty and then ``$HOME/default`` with an
+    absolute HOME. None anywhere else (another system, Android, a relative or blank value, no
+    HOME): platformdirs answers."""
+    android = hasattr(sys, "getandroidapilevel") or "ANDROID_DATA" in os.environ
+    if sys.platform != "linux" or android or "ANDROID_ROOT" in os.environ:
+        return None
+    value = os.environ.get(variable, "")
+    if value:
+        return Path(value, _APP) if os.path.isabs(value) else None
+    home = os.environ.get("HOME", "")
+    return Path(home, default, _APP) if os.path.isabs(home) else None
 
 
 def project_key(project: str | os.PathLike[str]) -> str:

@@ -2,8 +2,8 @@
 
 Command modules import nothing heavy at module level: `skillopt-sleep --help` must stay fast and
 must never import torch. ``app`` is assembled on first use, so a plain `skillopt-sleep harvest`
-(parsed by ``cli.harvest.run_plain``) starts without building the other commands or typer's
-validators.
+(parsed by ``cli._harvesting.run_plain``) starts without building the other commands, and without
+importing typer at all unless it fails.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def _interrupted() -> None:
 
 def _dispatch() -> None:
     if sys.argv[1:2] == ["harvest"]:
-        from skillopt_sleep.cli.harvest import run_plain
+        from skillopt_sleep.cli._harvesting import run_plain
 
         if run_plain(sys.argv[2:]):
             return

@@ -5,35 +5,47 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-import typer
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-PROJECT = typer.Option(
-    None, "--project", "-p", help="Project root (default: the current directory)."
-)
-SINCE = typer.Option(None, "--since", help="Only sessions active in this window, e.g. 7d, 12h.")
-STATE_DIR = typer.Option(
-    None, "--state-dir", help="Directory of the harvest index (default: the project state dir)."
-)
-CLAUDE_HOME = typer.Option(
-    None, "--claude-home", help="Claude Code home (default $CLAUDE_CONFIG_DIR or ~/.claude)."
-)
-CODEX_HOME = typer.Option(
-    None, "--codex-home", help="Codex home (default $CODEX_HOME or ~/.codex)."
-)
-COPILOT_HOME = typer.Option(
-    None, "--copilot-home", help="Copilot CLI home (default $COPILOT_HOME or ~/.copilot)."
-)
-VSCODE_HOME = typer.Option(
-    None,
-    "--vscode-home",
-    help="VS Code data dir (holding User/workspaceStorage) or a workspaceStorage dir"
-    " (default: VS Code's usual places).",
-)
+# name -> (declarations, help) of the options several commands take, all defaulting to None. Each
+# becomes a ``typer.Option`` on first use (PEP 562 ``__getattr__`` below), so a module that needs
+# only the helpers here (the plain `skillopt-sleep harvest`) imports no typer.
+_SHARED: dict[str, tuple[tuple[str, ...], str]] = {
+    "PROJECT": (("--project", "-p"), "Project root (default: the current directory)."),
+    "SINCE": (("--since",), "Only sessions active in this window, e.g. 7d, 12h."),
+    "STATE_DIR": (
+        ("--state-dir",),
+        "Directory of the harvest index (default: the project state dir).",
+    ),
+    "CLAUDE_HOME": (
+        ("--claude-home",),
+        "Claude Code home (default $CLAUDE_CONFIG_DIR or ~/.claude).",
+    ),
+    "CODEX_HOME": (("--codex-home",), "Codex home (default $CODEX_HOME or ~/.codex)."),
+    "COPILOT_HOME": (
+        ("--copilot-home",),
+        "Copilot CLI home (default $COPILOT_HOME or ~/.copilot).",
+    ),
+    "VSCODE_HOME": (
+        ("--vscode-home",),
+        "VS Code data dir (holding User/workspaceStorage) or a workspaceStorage dir"
+        " (default: VS Code's usual places).",
+    ),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """``PROJECT``, ``SINCE``, ...: the shared ``typer.Option``, made once on first use."""
+    if name not in _SHARED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import typer
+
+    declarations, text = _SHARED[name]
+    option = globals()[name] = typer.Option(None, *declarations, help=text)
+    return option
 
 
 def project_root(project: Path | None) -> Path:
@@ -69,8 +81,16 @@ def harness_homes(
     return {name: path for name, path in given if path is not None}
 
 
+def source_names(given: list[str] | str | None) -> list[str]:
+    """``--source`` as given (repeated, comma lists, or both) as a list of names."""
+    parts = [given] if isinstance(given, str) else list(given or ())
+    return [name.strip() for part in parts for name in part.split(",") if name.strip()]
+
+
 def checked_since(since: str | None) -> None:
     """``--since`` as a usage error (exit 2) when it is not a usable window."""
+    import typer
+
     from skillopt_core.errors import UsageError
     from skillopt_sleep.harvest import parse_since
 

@@ -15,7 +15,13 @@ from typing import Any, TypeVar
 
 import typer
 
-from skillopt_sleep.cli._options import CLAUDE_HOME, CODEX_HOME, COPILOT_HOME, VSCODE_HOME
+from skillopt_sleep.cli._options import (
+    CLAUDE_HOME,
+    CODEX_HOME,
+    COPILOT_HOME,
+    VSCODE_HOME,
+    source_names,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -130,12 +136,6 @@ def overrides(**flags: Any) -> dict[str, Any]:
             value = str(value.expanduser().resolve())
         out[_KEYS[name]] = value
     return out
-
-
-def source_names(given: list[str] | str | None) -> list[str]:
-    """``--source`` as given (repeated, comma lists, or both) as a list of names."""
-    parts = [given] if isinstance(given, str) else list(given or ())
-    return [name.strip() for part in parts for name in part.split(",") if name.strip()]
 
 
 def joined_sources(given: list[str] | str | None) -> str | None:

@@ -1,15 +1,17 @@
-"""Terminal rendering of engine records (rich; every user- or model-written text escaped)."""
+"""Terminal rendering of engine records (rich, imported when something is rendered; every user-
+or model-written text escaped)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING, Any
 
 from skillopt_sleep.cli._options import escape
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
 
 
 def missing_project_note(root: Path, sessions: int) -> str:
@@ -17,10 +19,10 @@ def missing_project_note(root: Path, sessions: int) -> str:
 
     Both accept a project folder that is gone (its sessions are still in the harnesses' logs), so
     a misspelt ``-p`` is not an error there; but an empty table alone would not say why."""
-    from skillopt_sleep._display import displayable
-
     if sessions or root.is_dir():
         return ""
+    from skillopt_sleep._display import displayable
+
     return displayable(
         f"note: {root} is not a directory and no session was recorded in it; "
         "check -p/--project (the project's folder, as the harnesses saw it)"
@@ -36,6 +38,8 @@ def fits(console: Console, table: Table) -> bool:
 
 
 def _console() -> Console:
+    from rich.console import Console
+
     return Console(highlight=False, emoji=False)
 
 
@@ -88,6 +92,8 @@ def status_table(status: Any) -> None:
     )
     if status.running:
         console.print(_running_line(status.running))
+    from rich.table import Table
+
     table = Table(title="Last nights")
     _id_column(table, "night", [night.night_id for night in status.nights])
     for column in ("outcome", "sess.", "tasks", "edits", "held-out", "cost"):  # fits 80 columns

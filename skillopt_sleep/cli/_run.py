@@ -2,7 +2,8 @@
 
 One place maps a :class:`~skillopt_core.errors.SkillOptError` to ``error: ...`` on stderr and its
 exit code, so every command fails the same way. Progress bars draw on stderr only when it is a
-terminal, so piped output and ``--json`` stay clean.
+terminal, so piped output and ``--json`` stay clean. typer is imported only to end a command
+with an error or to print: a plain `skillopt-sleep harvest` runs without it.
 """
 
 from __future__ import annotations
@@ -11,15 +12,18 @@ import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import typer
+if TYPE_CHECKING:
+    import typer
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def fail(message: str, code: int, hint: str = "") -> typer.Exit:
     """Print ``error: message`` (and the fix) and return the exit to raise."""
+    import typer
+
     from skillopt_core.cli_errors import print_error
 
     print_error(message, hint)
@@ -62,6 +66,8 @@ def interrupts_exit(command: F) -> F:
 
 
 def emit_json(value: Any) -> None:
+    import typer
+
     from skillopt_sleep._display import displayable_json
     from skillopt_sleep.jsonable import dumps
 
@@ -133,6 +139,8 @@ def warn_refused(config: Any) -> None:
     refused = getattr(config, "refused", {})
     if not refused:
         return
+    import typer
+
     from skillopt_sleep._display import displayable
 
     names = displayable(", ".join(sorted(refused)))  # a key is the file's text: ESC sets a title

@@ -16,16 +16,18 @@ import os
 import stat
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import orjson
 
 from skillopt_core.errors import StorageError
-from skillopt_sleep._display import displayable_json_bytes
-from skillopt_sleep.harvest._build import Draft
 from skillopt_sleep.harvest._events import to_utc
-from skillopt_sleep.records import Session
+
+if TYPE_CHECKING:
+    from skillopt_sleep.harvest._build import Draft
+    from skillopt_sleep.records import Session
 
 _OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_UTC_Z | orjson.OPT_NON_STR_KEYS
 _CALL_FIELDS = ("call_id", "name", "input_excerpt", "result_excerpt", "is_error", "exit_code")
@@ -78,8 +80,13 @@ class JsonSink:
         self._count = 0
         self._where = "standard output" if target is None else str(target)
         # on a terminal, C1 and bidi controls are written as escapes (2 ns a byte: a program
-        # reading a pipe or a file decodes them the same either way, so it is spared the pass)
-        self._terminal = target is None and _isatty(sys.stdout)
+        # reading a pipe or a file decodes them the same either way, so it is spared the pass,
+        # and the import of the escaping tables)
+        self._inert: Callable[[bytes], bytes] | None = None
+        if target is None and _isatty(sys.stdout):
+            from skillopt_sleep._display import displayable_json_bytes
+
+            self._inert = displayable_json_bytes
         try:
             self._handle = self._open(target)
             self._handle.write(b"[")
@@ -102,8 +109,8 @@ class JsonSink:
 
     def write_json(self, document: bytes) -> None:
         """One session already rendered (:func:`session_json` or :func:`draft_json`)."""
-        if self._terminal:  # a transcript's controls stay inert where they are printed
-            document = displayable_json_bytes(document)
+        if self._inert is not None:  # a transcript's controls stay inert where they are printed
+            document = self._inert(document)
         try:
             self._handle.write(b"\n" if not self._count else b",\n")
             self._handle.write(document)
