@@ -8,8 +8,9 @@ The texts are the batches ``seal`` hands to ``redact_many`` (every kept text of 
 ``gen_corpus.py`` Claude corpus, ``bench_harvest``'s own Claude and Codex corpus (shaped like the
 genuine fixtures, with the odd planted secret) and the repository's fixture transcripts.
 
-"Before" is the redaction code at ``--reference`` (default: the commit before the speed-up),
-loaded from git into a package of its own, so both run in this process on the same batches.
+"Before" is the redaction code at ``--reference`` (default: the commit before the first
+speed-up; ``--reference HEAD`` measures uncommitted work), loaded from git into a package of its
+own, so both run in this process on the same batches.
 Each run redacts every batch once with each, alternating; the medians of ``--repeat`` runs (wall
 and CPU time) and their ratios are printed, and every output of the two is compared (exit 1 on
 any difference).

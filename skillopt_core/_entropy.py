@@ -110,16 +110,20 @@ def _mixes_case_and_digits(token: str) -> bool:
 
 
 def looks_high_entropy(token: str) -> bool:
-    """The heuristic rule documented in the module docstring."""
+    """The heuristic rule documented in the module docstring.
+
+    The mix of cases and digits is told first, as it refuses most candidates (hex digests,
+    UUIDs, lowercase paths) at the cost of two case conversions: a path's segments are parts of
+    it, so when it lacks the mix, so does each of them."""
     n = len(token)
-    if n < 32 or _HEXISH_RE.fullmatch(token) or _INTEGRITY_RE.match(token):
+    if n < 32 or not _mixes_case_and_digits(token):
+        return False
+    if _HEXISH_RE.fullmatch(token) or _INTEGRITY_RE.match(token):
         return False
     if token.startswith(_SSH_PUBLIC_PREFIXES) or _CAMERA_RE.match(token):
         return False
     if _path_like(token):
         return any(looks_high_entropy(part) for part in token.split("/") if len(part) >= 32)
-    if not _mixes_case_and_digits(token):
-        return False
     if sum(m.end() - m.start() for m in _WORD_RE.finditer(token)) >= 0.6 * n:
         return False
     return shannon_entropy(token) >= _entropy_threshold(n)

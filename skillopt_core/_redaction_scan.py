@@ -7,6 +7,7 @@ public API; both modules' source is part of the redaction fingerprint.
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 from collections.abc import Callable, Iterable, Iterator
@@ -19,7 +20,9 @@ from skillopt_core._secret_rules import (
     KEY_QUALIFIERS,
     RULES,
     SCAN_GATE,
+    WORD_GATE,
     Rule,
+    _rarity,
 )
 
 PLACEHOLDER_RE = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
@@ -71,6 +74,68 @@ def live_anchors(rule: Rule, words: frozenset[str]) -> tuple[str, ...]:
     )
 
 
+# The gate words a text holds decide which anchored rules run. ``w in low`` runs one substring
+# search per word; words sharing a substring are searched together instead, by a pattern keyed
+# on it, and each other word by a pattern keyed on its rarest character: sre scans for a
+# pattern's literal prefix in a tight loop, which on transcripts beats ``in`` for such short
+# words. Only when a shared search finds one of its words are they told apart. A search is
+# skipped where its key's rarest character is absent (one memchr).
+_SHARED_KEYS = ("ke", "cre")  # key, to-ke-n; se-cre-t, cre-dential
+_Search = Callable[[str], re.Match[str] | None]
+
+
+def _keyed_search(key: str, words: list[str]) -> _Search:
+    """A search for any of ``words`` (each holds ``key``), matched from its first ``key``."""
+    alts = []
+    for word in words:
+        i = word.index(key) + len(key)
+        behind = f"(?<={re.escape(word[:i])})" if i > len(key) else ""
+        alts.append(behind + re.escape(word[i:]))
+    return re.compile(
+        re.escape(key) + (alts[0] if len(alts) == 1 else f"(?:{'|'.join(alts)})")
+    ).search
+
+
+def _word_searches() -> tuple[tuple[str, _Search, tuple[str, ...]], ...]:
+    """``(character, search, words)``: one of the words is in a text only if the character is
+    and the search matches."""
+    left = list(WORD_GATE)
+    searches: list[tuple[str, _Search, tuple[str, ...]]] = []
+    for key in _SHARED_KEYS:
+        group = [w for w in left if key in w]
+        if group:
+            left = [w for w in left if w not in group]
+            searches.append((min(key, key=_rarity), _keyed_search(key, group), tuple(group)))
+    for word in left:
+        key = word[_rarest(word) :]  # ``zation`` of ``authorization``
+        searches.append((min(word, key=_rarity), _keyed_search(key, [word]), (word,)))
+    return tuple(searches)
+
+
+def _rarest(word: str) -> int:
+    """Where ``word``'s rarest character but its last is: a search keyed there stops at few
+    places of a text, and finds a literal prefix of two characters at least."""
+    return min(range(max(1, len(word) - 1)), key=lambda k: (_rarity(word[k]), k))
+
+
+_WORD_SEARCHES = _word_searches()
+
+
+def gate_words(low: str, skip: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The words of ``WORD_GATE`` in ``low`` (a lowered text), less those in ``skip`` (not
+    searched, unless a search also finds a word not in it)."""
+    found: list[str] = []
+    for char, search, words in _WORD_SEARCHES:
+        if skip and skip.issuperset(words):
+            continue
+        if char in low and search(low):
+            if len(words) == 1:
+                found.append(words[0])
+            else:
+                found.extend(w for w in words if w in low)
+    return frozenset(found)
+
+
 _HIT_MARGIN = max(len(lit) for rule in RULES for lit in rule.literals)
 
 # SCAN_GATE, the one search for every rule literal, starts a match at the literal's rarest
@@ -82,10 +147,16 @@ _HIT_MARGIN = max(len(lit) for rule in RULES for lit in rule.literals)
 # start character turned into a mark byte, and each literal, marked the same way, searched from
 # its mark. Where the gate matches, the marked literal occurs with its mark at the same place;
 # the converse may fail (another marked character there), so each candidate is checked by the
-# gate itself. Two marks: one for the start characters that end a literal (``_`` of ``ghp_``,
-# ``J`` of ``eyJ``), found by a lookbehind alone, so that the common marks of the other search
-# (``:``, ``g``) are rejected by the next byte without trying those lookbehinds.
-_MARK, _END_MARK = 0x01, 0x02
+# gate itself. Three marks, one search each, started at the mark's first byte (a text without
+# the mark skips its search): the start characters that end a literal (``_`` of ``ghp_``, ``J``
+# of ``eyJ``), found by a lookbehind alone; the rare ones (rarer than ``k``: capitals, ``x`` of
+# ``xox``, ``z`` of ``AIza``); and the common ones (``:``, ``g``, ``k``, ``w``). sre makes a match
+# attempt at each mark it finds, refused at once by the next byte only if no literal holds that
+# byte after one of the mark's characters: kept apart, the common marks are not woken by the hex
+# digits of ``SK0``...``SKf`` or the ``a`` of ``AIza`` (``was``, ``get``).
+_COMMON_MARK, _END_MARK, _RARE_MARK = 0x01, 0x02, 0x03
+_MARKS = (_COMMON_MARK, _END_MARK, _RARE_MARK)
+_RARE = _rarity("k")
 
 
 def _pivot(word: str) -> int:
@@ -97,14 +168,29 @@ def _pivot(word: str) -> int:
 
 
 def _trie(items: list[tuple[bytes, bytes]]) -> list[bytes]:
-    """Regex alternatives for ``items`` (bytes to match, then a tail pattern), as a trie: at a
-    wrong next byte sre drops a branch after one comparison, instead of trying every item."""
-    alts = sorted({tail for rest, tail in items if not rest})
+    """Regex alternatives for ``items`` (bytes to match, then the marked literal that must end
+    there, ``b""`` for none), as a trie: at a wrong next byte sre drops a branch after one
+    comparison, instead of trying every item. Literals that differ only in their last byte
+    (``SK0``...``SKf``) share one branch, a character class."""
+    alts = sorted({_behind(word) for rest, word in items if not rest})
     children: dict[int, list[tuple[bytes, bytes]]] = {}
-    for rest, tail in items:
+    for rest, word in items:
         if rest:
-            children.setdefault(rest[0], []).append((rest[1:], tail))
-    return alts + [_byte(b) + _group(_trie(sub)) for b, sub in sorted(children.items())]
+            children.setdefault(rest[0], []).append((rest[1:], word))
+    lasts: dict[bytes, list[int]] = {}  # a literal ending at a child's byte, less it -> the bytes
+    for b, sub in sorted(children.items()):
+        if len(sub) == 1 and not sub[0][0] and sub[0][1]:
+            lasts.setdefault(sub[0][1][:-1], []).append(b)
+        else:
+            alts.append(_byte(b) + _group(_trie(sub)))
+    for head, last in sorted(lasts.items()):
+        cls = _byte(last[0]) if len(last) == 1 else b"[" + b"".join(map(_byte, last)) + b"]"
+        alts.append(cls + b"(?<=" + re.escape(head) + cls + b")")
+    return alts
+
+
+def _behind(word: bytes) -> bytes:
+    return b"(?<=" + re.escape(word) + b")" if word else b""
 
 
 def _group(alts: list[bytes]) -> bytes:
@@ -115,35 +201,36 @@ def _byte(b: int) -> bytes:
     return re.escape(bytes((b,)))
 
 
-def _prefilter(kept: list[str]) -> tuple[bytes, tuple[re.Pattern[bytes], re.Pattern[bytes]]]:
+def _prefilter(kept: list[str]) -> tuple[bytes, tuple[tuple[int, re.Pattern[bytes]], ...]]:
     """The translation table and one search per mark (see above)."""
-    ends = {w[_pivot(w)] for w in kept if _pivot(w) == len(w) - 1}
-    starts = {w[_pivot(w)] for w in kept}
+    pivots = {word: _pivot(word) for word in kept}
+    ends = {w[i] for w, i in pivots.items() if i == len(w) - 1}
+    marks = {
+        w[i]: _END_MARK if w[i] in ends else _RARE_MARK if _rarity(w[i]) < _RARE else _COMMON_MARK
+        for w, i in pivots.items()
+    }
     table = bytes(
-        _END_MARK if chr(b) in ends
-        else _MARK if chr(b) in starts
-        else ord("?") if b in (_MARK, _END_MARK)
-        else b
-        for b in range(256)
-    )  # fmt: skip
-    ahead: dict[int, list[tuple[bytes, bytes]]] = {_MARK: [], _END_MARK: []}
-    behind: dict[int, dict[int, list[tuple[bytes, bytes]]]] = {_MARK: {}, _END_MARK: {}}
-    for word in kept:
-        marked, i = word.encode().translate(table), _pivot(word)
+        marks[chr(b)] if chr(b) in marks else ord("?") if b in _MARKS else b for b in range(256)
+    )
+    ahead: dict[int, list[tuple[bytes, bytes]]] = {mark: [] for mark in _MARKS}
+    behind: dict[int, dict[int, list[tuple[bytes, bytes]]]] = {mark: {} for mark in _MARKS}
+    for word, i in pivots.items():
+        marked = word.encode().translate(table)
         if i + 1 < len(marked):
-            ahead[marked[i]].append((marked[i + 1 :], b"(?<=" + re.escape(marked) + b")"))
+            ahead[marked[i]].append((marked[i + 1 :], marked))
         else:  # one lookbehind for the literals of a length
             behind[marked[i]].setdefault(len(marked), []).append((marked, b""))
-    searches: list[re.Pattern[bytes]] = []
-    for mark in (_MARK, _END_MARK):
+    searches: list[tuple[int, re.Pattern[bytes]]] = []
+    for mark in _MARKS:
+        if not ahead[mark] and not behind[mark]:
+            continue  # no literal: no character gets this mark
         alts = [b"(?<=" + _group(_trie(ws)) + b")" for _, ws in sorted(behind[mark].items())]
-        alts += _trie(ahead[mark])
-        body = _group(alts) if alts else b"(?!)"  # no literal: no character gets this mark
-        if not behind[mark] and ahead[mark]:  # reject a wrong next byte with one set test
+        body = _group(alts + _trie(ahead[mark]))
+        if not behind[mark]:  # reject a wrong next byte with one set test
             nexts = b"".join(map(_byte, sorted({rest[0] for rest, _ in ahead[mark]})))
             body = b"(?=[" + nexts + b"])" + body
-        searches.append(re.compile(_byte(mark) + body))
-    return table, (searches[0], searches[1])
+        searches.append((mark, re.compile(_byte(mark) + body)))
+    return table, tuple(searches)
 
 
 def _kept_literals() -> list[str]:
@@ -153,42 +240,46 @@ def _kept_literals() -> list[str]:
     return sorted(w for w in words if not any(o != w and o in w for o in words))
 
 
-_SCAN_TABLE, (_SEARCH, _END_SEARCH) = _prefilter(_kept_literals())
+_SCAN_TABLE, _SEARCHES = _prefilter(_kept_literals())
 # Candidates checked one by one before the rest of a text is left to the gate's own scan (a run
 # of ``ghp_ghp_...`` holds a gate match every few characters: sre finds those faster alone).
 _CANDIDATE_BUDGET = 32
+
+_Found = tuple[re.Match[bytes], re.Pattern[bytes]]
 
 
 def _gate_matches(text: str) -> Iterable[re.Match[str]]:
     """``SCAN_GATE.finditer(text)``, the gate tried only where a prefilter matches: it matches
     nowhere else, so the first gate match from any position is the same."""
     marked = text.encode("ascii", "replace").translate(_SCAN_TABLE)
-    ahead, behind = _SEARCH.search(marked), _END_SEARCH.search(marked)
-    if ahead is None and behind is None:
-        return ()
-    return _checked(text, marked, ahead, behind)
+    found: list[_Found] = []
+    for mark, search in _SEARCHES:
+        at = marked.find(mark)  # a search's matches start at its mark
+        if at >= 0:
+            first = search.search(marked, at)
+            if first is not None:
+                found.append((first, search))
+    return _checked(text, marked, found) if found else ()
 
 
-def _checked(
-    text: str, marked: bytes, ahead: re.Match[bytes] | None, behind: re.Match[bytes] | None
-) -> Iterator[re.Match[str]]:
-    """The gate's matches at the prefilters' candidates, in order, from their first ones."""
+def _checked(text: str, marked: bytes, found: list[_Found]) -> Iterator[re.Match[str]]:
+    """The gate's matches at the prefilters' candidates (``found``: each search with its next
+    match), in order, from their first ones."""
     pos = 0
     for _ in range(_CANDIDATE_BUDGET):
-        if ahead is None:
-            if behind is None:
-                return
-            at = behind.start()
-        else:
-            at = ahead.start() if behind is None else min(ahead.start(), behind.start())
+        if not found:
+            return
+        at = min(m.start() for m, _ in found)
         m = SCAN_GATE.match(text, at)
         if m is not None:
             yield m
         pos = at + 1 if m is None else m.end()  # gate matches are never empty
-        if ahead is not None and ahead.start() < pos:
-            ahead = _SEARCH.search(marked, pos)
-        if behind is not None and behind.start() < pos:
-            behind = _END_SEARCH.search(marked, pos)
+        still: list[_Found] = []
+        for f, search in found:
+            g = f if f.start() >= pos else search.search(marked, pos)
+            if g is not None:
+                still.append((g, search))
+        found = still
     yield from SCAN_GATE.finditer(text, pos)
 
 
@@ -225,6 +316,44 @@ def anchor_positions(low: str, anchors: tuple[str, ...]) -> list[int]:
         while i != -1:
             found.add(i)
             i = low.find(anchor, i + 1)
+    return sorted(found)
+
+
+# A ``KEY = value`` match reaches its separator soon after its anchor: past the rest of the key
+# word (``passw`` + ``ord``) and a quote, at most ``_SEP_REACH`` characters on, the separator's
+# first character, `` ``, ``\t``, ``:`` or ``=``; where no key character precedes the key word
+# (``assignment_at``: no ``--flag``), a ``:`` or ``=`` after spaces. An anchor without that ahead
+# (``test_token.py``, ``the token expired``) cannot start a match, so it is not tried. Lowering
+# moves none of those characters, nor turns a key character into another one, so ``low`` tells.
+_SEP_REACH = 4  # the longest key word's tail beyond its anchor (``ord`` of ``password``), a quote
+_KEY_CLASS = "[" + "".join(map(re.escape, sorted(KEY_CHARS))) + "]"
+
+
+def _overlaps_itself(word: str) -> bool:
+    return any(word[:k] == word[-k:] for k in range(1, len(word)))
+
+
+@functools.cache
+def _separated(anchor: str) -> tuple[re.Pattern[str], int]:
+    """A search for the anchor where a separator can follow, and where its matches start in the
+    anchor: at its rarest character but the last, the rest behind (sre's fast loop stops at each
+    ``t`` of a text for ``token``, at each ``k`` for ``ken``). The matches of an anchor that
+    cannot overlap itself never overlap either, so each of its occurrences is found."""
+    i = _rarest(anchor)
+    word, tail = re.escape(anchor), rf"[^ \t:=]{{0,{_SEP_REACH}}}"
+    ahead = rf"(?:(?<={_KEY_CLASS}{word})(?={tail}[ \t:=])|(?={tail}[ \t]*[:=]))"
+    if _overlaps_itself(anchor):
+        return re.compile(f"(?={word}{ahead})"), 0
+    behind = f"(?<={word})" if i else ""
+    return re.compile(f"{re.escape(anchor[i:])}{behind}{ahead}"), i
+
+
+def assignment_positions(low: str, anchors: tuple[str, ...]) -> list[int]:
+    """``anchor_positions`` less the anchors that no separator follows within reach."""
+    found: set[int] = set()
+    for anchor in anchors:
+        search, at = _separated(anchor)
+        found.update(m.start() - at for m in search.finditer(low))
     return sorted(found)
 
 

@@ -24,7 +24,7 @@ import hashlib
 import json
 import re
 import sys
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -43,6 +43,8 @@ from skillopt_core._redaction_scan import (
     apply_rule,
     ascii_lower,
     assignment_at,
+    assignment_positions,
+    gate_words,
     live_anchors,
     may_assign,
     scan_hits,
@@ -53,20 +55,32 @@ from skillopt_core._secret_rules import (
     ASSIGNMENT_NO_FLAG,
     KEY_QUALIFIERS,
     RULES,
-    WORD_GATE,
     Rule,
-    _rarity,
     assignment_kind,
     assignment_value_is_secret,
     key_before,
 )
 
 _MAX_PASSES = 4
+Counts = defaultdict[str, int]  # per kind; only ever incremented, so it holds no zero
 _NUL = "\x00"
 _BATCH_SEP = "\n\x00\n"
-# Each gate word with its rarest character: testing that character first (one memchr) is ~10x
-# cheaper than a substring search when the word is absent, which is the usual case.
-_GUARDED_WORDS = tuple((w, min(w, key=_rarity)) for w in WORD_GATE)
+
+
+def _gate_words_of(rules: Iterable[Rule]) -> frozenset[str]:
+    return frozenset(word for rule in rules for word in rule.gate)
+
+
+# ``KEY = value`` and ``Authorization: ...`` redact only across a ``:`` or ``=``, or after a
+# ``--flag`` (``_assignment_repl`` declines a bare-space separator otherwise). The rules before
+# them add only placeholders: a ``:`` after ``REDACTED``, where no key word ends, never a ``=``
+# or a ``--``. So in a text holding none of these (prose), the words only these two rules are
+# gated on are not searched.
+_SEPARATED = {ASSIGNMENT, *(rule for rule in RULES if rule.kind == "authorization")}
+_SEPARATED_WORDS = _gate_words_of(_SEPARATED) - _gate_words_of(
+    rule for rule in RULES if rule.anchors and rule not in _SEPARATED
+)
+_FLAG = re.compile("--").search  # sre's loop for a literal prefix: faster than ``in`` here
 
 
 def placeholder(kind: str) -> str:
@@ -114,7 +128,7 @@ class Redactor:
         return secret in self._allow or any(rx.fullmatch(secret) for rx in self._allow_res)
 
     def redact(self, text: str) -> str:
-        return self._redact(text, Counter())
+        return self._redact(text, defaultdict(int))
 
     def redact_many(self, texts: Sequence[str]) -> list[str]:
         """``[self.redact(t) for t in texts]``, but one scan over the joined texts.
@@ -123,7 +137,7 @@ class Redactor:
         harvester redacting a whole session at once pays it once. No rule crosses the NUL
         separator; if a user pattern does, the texts are redacted one by one.
         """
-        if len(texts) < 2 or any(_NUL in t for t in texts):
+        if len(texts) < 2 or _NUL in "".join(texts):  # one memchr, not one call per text
             return [self.redact(t) for t in texts]
         joined = _BATCH_SEP.join(texts)
         redacted = self.redact(joined)
@@ -136,10 +150,10 @@ class Redactor:
 
     def redact_with_report(self, text: str) -> RedactionResult:
         """Redact until nothing changes (a match can unmask a neighbour), counting by kind."""
-        counts: Counter[str] = Counter()
+        counts: Counts = defaultdict(int)
         return RedactionResult(self._redact(text, counts), dict(counts))
 
-    def _redact(self, text: str, counts: Counter[str]) -> str:
+    def _redact(self, text: str, counts: Counts) -> str:
         for _ in range(_MAX_PASSES):
             redacted = self._one_pass(text, counts)
             if redacted == text:
@@ -147,24 +161,29 @@ class Redactor:
             text = redacted
         return text
 
-    def _one_pass(self, text: str, counts: Counter[str]) -> str:
+    def _one_pass(self, text: str, counts: Counts) -> str:
         if not text:
             return text
         low = ascii_lower(text)
         hits = scan_hits(text)
-        words = frozenset(w for w, char in _GUARDED_WORDS if char in low and w in low)
+        separated = ":" in text or "=" in text or _FLAG(text) is not None
+        words = gate_words(low, frozenset() if separated else _SEPARATED_WORDS)
+        # The entropy rule redacts only a run mixing cases (``looks_high_entropy``): a text
+        # without a capital (one comparison with its lowered self) holds none.
+        caseless = low == text
         if hits or words:
-            text = self._rules(text, low, hits, words, counts)
-        return self._unanchored(text, counts)
+            redacted = self._rules(text, low, hits, words, counts)
+            caseless = caseless and redacted is text
+            text = redacted
+        return self._unanchored(text, counts, caseless)
 
-    def _rules(
-        self, text: str, low: str, hits: str, words: frozenset[str], counts: Counter[str]
-    ) -> str:
+    def _rules(self, text: str, low: str, hits: str, words: frozenset[str], counts: Counts) -> str:
         """``words``: the gate words of the text before any rule ran (a placeholder may add
-        ``token`` or ``secret``, but never a match: placeholders are skipped)."""
+        ``token`` or ``secret``, but never a match: placeholders are skipped), less those of the
+        rules that cannot redact it (``_SEPARATED_WORDS``)."""
         for rule in (*RULES, ASSIGNMENT):
             if not rule.anchors:
-                if hits and any(lit in hits for lit in rule.literals):
+                if hits and any(map(hits.__contains__, rule.literals)):
                     new = apply_rule(
                         rule, text, rule.regex.finditer(text), self._repl(rule, counts)
                     )
@@ -173,24 +192,35 @@ class Redactor:
             if words.isdisjoint(rule.gate):
                 continue
             low = low or ascii_lower(text)
-            positions = anchor_positions(low, live_anchors(rule, words))
+            anchors = live_anchors(rule, words)
             if rule is ASSIGNMENT:
-                positions = [p for p in positions if low[p] != "k" or may_assign(text, p)]
+                positions = [
+                    p
+                    for p in assignment_positions(low, anchors)
+                    if low[p] != "k" or may_assign(text, p)
+                ]
+            else:
+                positions = anchor_positions(low, anchors)
+            if not positions:
+                continue
             match_at = assignment_at if rule is ASSIGNMENT else rule.regex.match
             new = apply_rule(rule, text, positions, self._repl(rule, counts), match_at)
             text, low = (new, "") if new is not text else (text, low)
         return text
 
-    def _unanchored(self, text: str, counts: Counter[str]) -> str:
+    def _unanchored(self, text: str, counts: Counts, caseless: bool = False) -> str:
+        """The user's patterns, then the entropy rule (not for a ``caseless`` text, unless a
+        pattern changed it)."""
+        original = text
         for kind, rx in self._extra:
             text = sub_outside_placeholders(rx, self._extra_repl(kind, counts), text)
+        if caseless and text is original:
+            return text
         if self._entropy and len(text) >= 32:
             text = apply_matches(text, entropy_candidates(text), self._entropy_repl(counts))
         return text
 
-    def _replace_group(
-        self, m: re.Match[str], group: str | int, kind: str, counts: Counter[str]
-    ) -> str:
+    def _replace_group(self, m: re.Match[str], group: str | int, kind: str, counts: Counts) -> str:
         secret = m.group(group)
         if self._allowed(secret):
             return m.group()
@@ -199,7 +229,7 @@ class Redactor:
         whole = m.group()
         return whole[:start] + placeholder(kind) + whole[end:]
 
-    def _repl(self, rule: Rule, counts: Counter[str]) -> Sub:
+    def _repl(self, rule: Rule, counts: Counts) -> Sub:
         if rule is ASSIGNMENT:
             return self._assignment_repl(counts)
         accept = rule.accept
@@ -209,7 +239,7 @@ class Redactor:
             )
         return lambda m: self._replace_group(m, rule.group, rule.kind, counts)
 
-    def _assignment_repl(self, counts: Counter[str]) -> Sub:
+    def _assignment_repl(self, counts: Counts) -> Sub:
         def repl(m: re.Match[str]) -> str:
             before = key_before(m.string, m.start())
             if m.group().lower().startswith("key") and not (
@@ -230,7 +260,7 @@ class Redactor:
 
         return repl
 
-    def _extra_repl(self, kind: str, counts: Counter[str]) -> Sub:
+    def _extra_repl(self, kind: str, counts: Counts) -> Sub:
         def repl(m: re.Match[str]) -> str:
             if "secret" in m.re.groupindex:
                 return self._replace_group(m, "secret", kind, counts)
@@ -241,7 +271,7 @@ class Redactor:
 
         return repl
 
-    def _entropy_repl(self, counts: Counter[str]) -> Sub:
+    def _entropy_repl(self, counts: Counts) -> Sub:
         def repl(m: re.Match[str]) -> str:
             token = m.group()
             if not looks_high_entropy(token) or self._allowed(token):
