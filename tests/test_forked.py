@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -16,9 +17,16 @@ def _square(n: int) -> int:
     return n * n
 
 
+PARENT = os.getpid()
+
+
 def _fail_on_seven(n: int) -> int:
-    if n == 7:
+    """Fails in a worker; this process may work item 7 too (see ``ordered_map``), so it fails
+    wherever it meets an item from 7 on."""
+    if n >= 7 and os.getpid() != PARENT:
         raise ValueError("seven")
+    if n >= 7:
+        time.sleep(0.05)  # here: leave the worker time to meet one first
     return n
 
 
@@ -61,9 +69,23 @@ def test_a_worker_failure_is_raised_with_its_traceback() -> None:
 
 
 def _killed_on_seven(n: int) -> int:
-    if n == 7:
+    if n >= 7 and os.getpid() != PARENT:
         os.kill(os.getpid(), 9)  # what the OOM killer does
+    if n >= 7:
+        time.sleep(0.05)
     return n
+
+
+def _raise_here(n: int) -> int:
+    if os.getpid() == PARENT:
+        raise ValueError("in this process")
+    time.sleep(0.05)
+    return n
+
+
+def test_a_failure_in_this_processs_own_batch_is_raised_as_it_is() -> None:
+    with pytest.raises(ValueError, match="in this process"):
+        list(_forked.ordered_map(_raise_here, list(range(20)), 2, 2))
 
 
 def test_a_killed_worker_is_a_clear_error_with_a_way_out() -> None:
@@ -83,8 +105,40 @@ def test_in_order_forks_only_when_there_is_more_than_one_batch(monkeypatch) -> N
     monkeypatch.setattr(_forked, "usable_cpus", lambda: 2)
     monkeypatch.setattr(_forked, "available", lambda: True)  # an earlier test's idle thread
     assert set(_forked.in_order(_pid, range(4), batch=4)) == {os.getpid()}
-    spread = list(_forked.in_order(_pid, range(40), batch=4))
-    assert len(spread) == 40 and os.getpid() not in spread and len(set(spread)) == 2
+    spread = list(_forked.in_order(_slow_away_from(os.getpid()), range(40), batch=4))
+    assert len(spread) == 40 and len(set(spread)) == 2 and os.getpid() in spread
+
+
+def _slow_away_from(parent: int) -> Callable[[int], int]:
+    def work(n: int) -> int:
+        if os.getpid() != parent:
+            time.sleep(0.02)
+        return os.getpid()
+
+    return work
+
+
+def test_this_process_works_while_the_next_result_is_not_ready() -> None:
+    """The parent is never idle waiting for a worker: it works the next free batches itself
+    (never more than OWN_AHEAD ahead), and results still come in order."""
+    work = _slow_away_from(os.getpid())
+    spread = list(_forked.ordered_map(work, list(range(60)), 3, 2))
+    assert len(spread) == 60 and len(set(spread)) == 3
+    assert spread.count(os.getpid()) >= 2 * _forked.OWN_AHEAD
+    assert list(_forked.ordered_map(_square, list(range(60)), 3, 2)) == [n * n for n in range(60)]
+
+
+def test_a_worker_is_given_batches_in_order_a_few_ahead() -> None:
+    """Each worker's batches are consecutive runs in input order: what it sends back is read in
+    the order it was given, so every stream stays in step with the output."""
+    found = list(_forked.ordered_map(_pid_and_item, list(range(200)), 2, 1))
+    assert [n for _, n in found] == list(range(200))
+    for pid in {pid for pid, _ in found}:
+        assert [n for p, n in found if p == pid] == sorted(n for p, n in found if p == pid)
+
+
+def _pid_and_item(n: int) -> tuple[int, int]:
+    return os.getpid(), n
 
 
 def test_in_order_works_in_process_where_fork_is_not_safe(monkeypatch) -> None:
@@ -97,10 +151,10 @@ def test_in_order_works_in_process_where_fork_is_not_safe(monkeypatch) -> None:
     assert set(_forked.in_order(_pid, range(40), batch=4)) == {os.getpid()}
 
 
-def _default_sigterm(n: int) -> bool:
+def _default_sigterm(n: int) -> tuple[int, bool]:
     import signal
 
-    return signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    return os.getpid(), signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
 
 
 def test_workers_do_not_run_the_parents_sigterm_handler() -> None:
@@ -112,4 +166,6 @@ def test_workers_do_not_run_the_parents_sigterm_handler() -> None:
 
     with sigterm_interrupts():
         assert signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
-        assert all(list(_forked.ordered_map(_default_sigterm, list(range(8)), 2, 1)))
+        found = list(_forked.ordered_map(_default_sigterm, list(range(8)), 2, 1))
+        forked = [default for pid, default in found if pid != os.getpid()]
+        assert len(forked) == 4 and all(forked)
