@@ -140,21 +140,27 @@ class Redactor:
         if len(texts) < 2 or _NUL in "".join(texts):  # one memchr, not one call per text
             return [self.redact(t) for t in texts]
         joined = _BATCH_SEP.join(texts)
-        redacted = self.redact(joined)
-        if redacted == joined:  # the usual case: splitting would give the texts back
+        counts: Counts = defaultdict(int)
+        once = self._one_pass(joined, counts)
+        if once == joined:  # the usual case: splitting would give the texts back
             return list(texts)
-        parts = redacted.split(_BATCH_SEP)
+        parts = once.split(_BATCH_SEP)
         if len(parts) != len(texts):
             return [self.redact(t) for t in texts]
-        return parts
+        # A text the first pass left alone is done; one it changed goes on alone for the passes
+        # left (a match can unmask a neighbour), so the batch's other texts are not scanned again.
+        return [
+            part if part == text else self._redact(part, counts, _MAX_PASSES - 1)
+            for part, text in zip(parts, texts, strict=True)
+        ]
 
     def redact_with_report(self, text: str) -> RedactionResult:
         """Redact until nothing changes (a match can unmask a neighbour), counting by kind."""
         counts: Counts = defaultdict(int)
         return RedactionResult(self._redact(text, counts), dict(counts))
 
-    def _redact(self, text: str, counts: Counts) -> str:
-        for _ in range(_MAX_PASSES):
+    def _redact(self, text: str, counts: Counts, passes: int = _MAX_PASSES) -> str:
+        for _ in range(passes):
             redacted = self._one_pass(text, counts)
             if redacted == text:
                 break
