@@ -12,7 +12,9 @@ alternate, so a busy machine slows both alike):
   on long prompts (requests of ``benchmarks/_corpus.py`` joined to ~1,000 characters: it reads
   the first 600), as they are and with typographic punctuation (non-ASCII, but plain text: see
   ``signals._NOT_PLAIN``);
-* ``detect`` on every recorded session, and on one session of 6,000 distinct prompts.
+* ``detect`` on every recorded session, and on one session of 6,000 distinct prompts;
+* ``detect`` on every recorded session against the code before issue 13's second pass on it
+  (the frozen copy in ``tests/harvest/test_signals_second_pass.py``).
 
 Every timed call's result is checked equal, old and new, first.
 """
@@ -39,6 +41,7 @@ from benchmarks._corpus import make_requests  # noqa: E402
 from benchmarks.bench_harvest import GEN_CORPUS, GEN_PROJECT  # noqa: E402
 from skillopt_sleep.harvest import _reading, harvest, signals  # noqa: E402
 from tests.harvest.test_signals_equivalence import before_classify, before_detect  # noqa: E402
+from tests.harvest.test_signals_second_pass import head_detect  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
 Session = tuple[list[Any], tuple[int, ...]]
@@ -91,10 +94,12 @@ def bench_classify(label: str, texts: list[str], repeat: int) -> None:
     row(label, len(texts), old, new)
 
 
-def bench_detect(label: str, sessions: list[Session], repeat: int) -> None:
-    assert all(signals.detect(s, i) == before_detect(s, i) for s, i in sessions), label
+def bench_detect(
+    label: str, sessions: list[Session], repeat: int, before: Callable[..., object] = before_detect
+) -> None:
+    assert all(signals.detect(s, i) == before(s, i) for s, i in sessions), label
     old, new = median_seconds(
-        lambda: [before_detect(s, i) for s, i in sessions],
+        lambda: [before(s, i) for s, i in sessions],
         lambda: [signals.detect(s, i) for s, i in sessions],
         repeat,
     )
@@ -136,6 +141,7 @@ def main() -> None:
     bench_classify("classify: the same, typographic", long_prompts(typographic=True), args.repeat)
     bench_detect("detect: corpus sessions", sessions, args.repeat)
     bench_detect("detect: 6,000 distinct prompts", [(distinct, ())], max(3, args.repeat // 2))
+    bench_detect("detect: sessions, vs 2nd pass base", sessions, args.repeat, head_detect)
     print(f"1-min load average after: {os.getloadavg()[0]:.1f}")
 
 

@@ -2,18 +2,21 @@
 
 A frozen copy of that code (below, ``before_*``; ``benchmarks/bench_signals.py`` times it) is
 compared with the module on every turn of the transcript fixtures, the request sets, the test
-suite's own strings and generated text. The prefilters the fast path relies on are derived here
-from the patterns: every string a pattern can match is enumerated from its parse tree.
+suite's own strings and generated text. The prefilters the fast path relies on (the hint chains
+of ``signals._kind``, read from its source) are derived here from the patterns: every string a
+pattern can match is enumerated from its parse tree.
 """
 
 from __future__ import annotations
 
 import ast
+import inspect
 import itertools
 import json
 import random
 import re
 import sys
+import textwrap
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cache
@@ -206,10 +209,71 @@ def _hinted(reading: str, hints: Sequence[str]) -> bool:
     return any(h in stretch for stretch in reading.split(GAP) for h in hints)
 
 
+def hint_chains() -> dict[str, list[tuple[str, ...]]]:
+    """The ``or`` chains of ``in`` tests in ``signals._kind``'s source, by the name of the regex
+    whose search they gate (the last operand of the ``and`` they are in)."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(signals._kind)))
+    found: dict[str, list[tuple[str, ...]]] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And)):
+            continue
+        *gates, last = node.values
+        assert isinstance(last, ast.Call) and isinstance(last.func, ast.Attribute)
+        assert last.func.attr == "search" and isinstance(last.func.value, ast.Name)
+        chains = []
+        for gate in gates:
+            assert isinstance(gate, ast.BoolOp) and isinstance(gate.op, ast.Or)
+            hints = []
+            for test in gate.values:
+                assert isinstance(test, ast.Compare) and isinstance(test.ops[0], ast.In)
+                assert isinstance(test.left, ast.Constant) and isinstance(test.left.value, str)
+                assert [c.id for c in test.comparators if isinstance(c, ast.Name)] == ["low"]
+                hints.append(test.left.value)
+            chains.append(tuple(hints))
+        found[last.func.value.id] = chains
+    return found
+
+
+def decides_as(chain: Sequence[str], hints: Sequence[str]) -> bool:
+    """Whether ``chain`` finds a hint in exactly the texts ``hints`` does: each of its entries is
+    one of them, and each of them holds one of its entries."""
+    return set(chain) <= set(hints) and all(any(c in h for c in chain) for h in hints)
+
+
+# The hint tuples that decide (no hint: no such kind, as before issue 13), by searched regex
+DECIDING = {
+    "_CORRECTION_ANY_LOW": _BEFORE_CORRECTION_HINTS,
+    "_APPROVAL_ANY_LOW": _BEFORE_APPROVAL_HINTS,
+}
+
+
+def prefilter_hints() -> dict[str, tuple[str, ...]]:
+    """By searched regex, the hints of ``_kind``'s chain that only spares the search."""
+    found = {}
+    for name, chains in hint_chains().items():
+        deciding = DECIDING.get(name)
+        rest = [c for c in chains if deciding is None or not decides_as(c, deciding)]
+        assert len(rest) == 1 and len(chains) == 1 + (deciding is not None), (name, chains)
+        found[name] = rest[0]
+    return found
+
+
+def test_the_hint_chains_decide_as_the_hint_tuples() -> None:
+    """Each searched regex with a deciding tuple has a chain that finds a hint in exactly the
+    texts the tuple does ("it doesnt work" holds none: no correction)."""
+    chains = hint_chains()
+    assert sorted(chains) == ["_APPROVAL_ANY_LOW", "_CORRECTION_ANY_LOW", "_FOREIGN_ANY"]
+    for name, hints in DECIDING.items():
+        assert [c for c in chains[name] if decides_as(c, hints)], name
+    assert signals.classify("it doesnt work") is None
+    assert signals.classify("it doesnt work, you see") is SignalKind.CORRECTION
+
+
+_PREFILTERS = prefilter_hints()
 _PREFILTERED = [
-    (signals.FOREIGN_CORRECTION_ANY, signals._FOREIGN_ASCII_HINTS),
-    (signals._CORRECTION_ANY, signals._CORRECTION_ANY_HINTS),
-    (signals._APPROVAL_ANY, signals._APPROVAL_ANY_HINTS),
+    (signals.FOREIGN_CORRECTION_ANY, _PREFILTERS["_FOREIGN_ANY"]),
+    (signals._CORRECTION_ANY, _PREFILTERS["_CORRECTION_ANY_LOW"]),
+    (signals._APPROVAL_ANY, _PREFILTERS["_APPROVAL_ANY_LOW"]),
 ]
 
 
@@ -418,9 +482,9 @@ _ALTERNATIVES = sorted(
 _HINTS = [
     *signals._CORRECTION_HINTS,
     *signals._APPROVAL_HINTS,
-    *signals._FOREIGN_ASCII_HINTS,
-    *signals._CORRECTION_ANY_HINTS,
-    *signals._APPROVAL_ANY_HINTS,
+    *(h for chain in _PREFILTERS.values() for h in chain),
+    "works",
+    "worked",
 ]
 _FOLDS = ["K", "ſ", "ı", "İ", "ß", "ẞ", "ǅ", "Å", "µ", "ﬁ", "ſtill", "worKs", "İs not", "noch"]
 _OTHER = [
