@@ -545,7 +545,7 @@ def _texts(draw: st.DrawFn) -> str:
     return "".join([*parts[:where], filler, *parts[where:]])
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(_texts())
 def test_generated_text_classifies_alike(text: str) -> None:
     assert signals.classify(text) == before_classify(text)
@@ -580,7 +580,7 @@ _STEP = st.one_of(
 )  # fmt: skip
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(st.lists(_STEP, max_size=14), st.lists(st.integers(-2, 15), max_size=4))
 def test_generated_sessions_get_the_same_signals(steps: list[Any], interrupted: list[int]) -> None:
     assert signals.detect(steps, interrupted) == before_detect(steps, interrupted)

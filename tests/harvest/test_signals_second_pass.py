@@ -304,19 +304,19 @@ def test_every_alternative_in_every_case_and_place_classifies_alike(case: int) -
             _same(text)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(_texts())
 def test_generated_text_classifies_alike(text: str) -> None:
     _same(text)
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(st.text(st.characters(max_codepoint=127), max_size=700))
 def test_generated_ascii_text_classifies_alike(text: str) -> None:
     _same(text)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.text(max_size=700))
 def test_generated_unicode_text_classifies_alike(text: str) -> None:
     _same(text)
@@ -342,7 +342,7 @@ _STEP = st.one_of(
 )  # fmt: skip
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(
     st.lists(_STEP, max_size=16),
     st.lists(st.integers(-3, 20), max_size=5),
