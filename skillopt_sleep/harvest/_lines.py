@@ -140,4 +140,3 @@ def _without_long_lines(block: bytes, max_line: int, result: LineRead) -> tuple[
     result.oversized += len(lines) - len(kept)
     joined = b"\n".join(kept)
     return joined, len(joined)
-
