@@ -131,7 +131,10 @@ def _gather(
         nonlocal free
         for worker in forked:
             while len(worker.given) <= AHEAD and free < len(batches):
-                os.write(worker.orders, _ORDER.pack(free))
+                # a worker gone since its last result (killed) is reported when its batch
+                # comes up: the WorkerError then says what happened and what to do
+                with contextlib.suppress(BrokenPipeError):
+                    os.write(worker.orders, _ORDER.pack(free))
                 worker.given.append(free)
                 owner[free] = worker
                 free += 1

@@ -169,3 +169,20 @@ def test_workers_do_not_run_the_parents_sigterm_handler() -> None:
         found = list(_forked.ordered_map(_default_sigterm, list(range(8)), 2, 1))
         forked = [default for pid, default in found if pid != os.getpid()]
         assert len(forked) == 4 and all(forked)
+
+
+def _dies_after_its_first_batch(n: int) -> int:
+    if os.getpid() != PARENT and n == 1:
+        os._exit(9)  # killed right after sending batch 0, before the parent gives it more
+    if os.getpid() != PARENT and n == 0:
+        time.sleep(0.05)
+    return n
+
+
+def test_a_worker_that_dies_between_batches_is_a_worker_error() -> None:
+    """A worker gone between two batches (given more before or after it died: a write to its
+    closed pipe is EPIPE, which is ignored) ends the run with the WorkerError that says what
+    happened."""
+    for _ in range(5):
+        with pytest.raises(_forked.WorkerError, match="exited"):
+            list(_forked.ordered_map(_dies_after_its_first_batch, list(range(40)), 2, 1))
