@@ -124,73 +124,84 @@ def build_steps(
     events: Sequence[list[Any]],
 ) -> tuple[tuple[Step, ...], list[int], float | None, float | None]:
     """Turns (as steps), indices of interrupted user turns, and the first / last timestamps."""
-    steps: list[Step | list[Any]] = []  # assistant turns stay open until the end: late results
+    # Hot: once per event of every session, so kinds are tested most common first. An assistant
+    # turn stays open until the end (a result can come late) as [ts, texts, calls]; each call
+    # as [call_id, name, input, result, error, exit], closed by ``_close``.
+    steps: list[Any] = []
     interrupted: list[int] = []
-    pending: list[Any] | None = None  # [ts, texts, calls] of the open assistant turn
-    calls: dict[str, list[Any]] = {}  # call_id -> [call_id, name, input, result, error, exit]
+    pending: list[Any] | None = None  # the latest assistant turn
+    calls: dict[str, list[Any]] = {}
+    call_of = calls.get
     seen: set[str] = set()
     first: float | None = None
     last: float | None = None
     last_user: int | None = None
     for event in events:
-        kind, ts, key = event[0], event[1], event[2]
+        key = event[2]
         if key is not None:
-            key = key if isinstance(key, str) else repr(key)  # sources should give text; be safe
+            if not isinstance(key, str):
+                key = repr(key)  # sources should give text; be safe
             if key in seen:
                 continue
             seen.add(key)
+        kind, ts = event[0], event[1]
         if ts is not None:
             if first is None or ts < first:
                 first = ts
             if last is None or ts > last:
                 last = ts
-        if kind == USER:
-            if not event[3]:
-                continue
-            if pending is not None and (pending[1] or pending[2]):
-                steps.append(pending)
-            pending = None
-            last_user = len(steps)
-            steps.append(("user", event[3], ts, ()))
-        elif kind in (ASSISTANT, CALL):
-            if pending is None:
-                pending = [ts, [], []]
-            if kind == ASSISTANT:
-                if event[3]:
-                    pending[1].append(event[3])
-            else:
-                known = calls.get(event[3])
-                if known is None:
-                    calls[event[3]] = known = [event[3], event[4], event[5], None, False, None]
-                    pending[2].append(known)
+        if kind == CALL:
+            known = call_of(event[3])
+            if known is None:
+                calls[event[3]] = known = [event[3], event[4], event[5], None, False, None]
+                if pending is None:
+                    pending = [ts, [], [known]]
                 else:
-                    known[1] = known[1] or event[4]
-                    known[2] = known[2] or event[5]
+                    pending[2].append(known)
+            else:
+                if pending is None:
+                    pending = [ts, [], []]
+                if not known[1]:
+                    known[1] = event[4]
+                if not known[2]:
+                    known[2] = event[5]
         elif kind == RESULT:
-            known = calls.get(event[3])
+            known = call_of(event[3])
             if known is not None:
-                known[3] = known[3] or event[4]
-                known[4] = known[4] or bool(event[5])
-                if known[5] is None and event[6] is not None:
+                if not known[3]:
+                    known[3] = event[4]
+                if not known[4]:
+                    known[4] = bool(event[5])
+                if known[5] is None:
                     known[5] = event[6]
+        elif kind == USER:
+            if event[3]:
+                if pending is not None and (pending[1] or pending[2]):
+                    steps.append(pending)
+                pending = None
+                last_user = len(steps)
+                steps.append(("user", event[3], ts, ()))
+        elif kind == ASSISTANT:
+            if pending is None:
+                pending = [ts, [event[3]] if event[3] else [], []]
+            elif event[3]:
+                pending[1].append(event[3])
         elif kind == INTERRUPT and last_user is not None:
             interrupted.append(last_user)
     if pending is not None and (pending[1] or pending[2]):
         steps.append(pending)
-    return tuple(_close(s) for s in steps), interrupted, first, last
+    return tuple([_close(s) if isinstance(s, list) else s for s in steps]), interrupted, first, last
 
 
-def _close(step: Step | list[Any]) -> Step:
-    if isinstance(step, tuple):
-        return step
+def _close(step: list[Any]) -> Step:
+    """An assistant turn as a step, once no later result can change it. A call failed when it
+    says so or exited other than 0 (hot: one tuple per call, made inline)."""
     ts, texts, calls = step
-    return ("assistant", "\n\n".join(texts), ts, tuple(_call(c) for c in calls))
-
-
-def _call(call: list[Any]) -> Call:
-    call_id, name, input_text, result, is_error, exit_code = call
-    failed = bool(is_error) or (exit_code is not None and exit_code != 0)
-    return (call_id, name or "", input_text or "", result or "", failed, exit_code)
+    done = [
+        (call_id, name or "", args or "", result or "", bool(error) or code not in (None, 0), code)
+        for call_id, name, args, result, error, code in calls
+    ]
+    return ("assistant", "\n\n".join(texts), ts, tuple(done))
 
 
 @dataclass(frozen=True)
@@ -208,29 +219,35 @@ def draft(
     fallback_ts: float,
 ) -> Draft | str:
     """One session from the states of the files that hold it, or why there is none."""
-    if any(s.meta.get("engine") for s in states):
-        return "engine session"
+    for state in states:
+        if state.meta.get("engine"):
+            return "engine session"
     steps, interrupted, first, last = build_steps(_ordered_events(states))
     if not any(s[0] == "user" for s in steps):
         return "no user request"
-
-    def meta(key: str) -> str:
-        return next((str(s.meta[key]) for s in states if s.meta.get(key)), "")
-
     return Draft(
         harness,
         session_id,
         project,
-        meta("cwd"),
+        _meta(states, "cwd"),
         first if first is not None else fallback_ts,
         last if last is not None else fallback_ts,
         steps,
         signals.detect(steps, interrupted),
-        meta("model"),
-        meta("git_branch"),
+        _meta(states, "model"),
+        _meta(states, "git_branch"),
         tuple(sorted(source_files)),
-        meta("forked_from"),
+        _meta(states, "forked_from"),
     )
+
+
+def _meta(states: Sequence[FileState], key: str) -> str:
+    """The first file's value of a session fact, as text ("" when none has it)."""
+    for state in states:
+        value = state.meta.get(key)
+        if value:
+            return str(value)
+    return ""
 
 
 def assemble(

@@ -48,7 +48,6 @@ _PROMPT_HEAD_CHARS = PROMPT_CHARS - PROMPT_TAIL_CHARS - _MARK_ROOM
 # Joins the raw head window, the count between and the raw tail window of a long prompt from
 # ``user`` until ``seal`` (which redacts the two windows apart): never stored, never in a prompt.
 _JOIN = "\x00"
-_WHOLE = -1  # in ``seal``: a prompt short enough to be kept as one window
 TEXT_CHARS = 2000
 INPUT_CHARS = 400
 RESULT_CHARS = 400
@@ -63,7 +62,8 @@ def clip(text: str, limit: int) -> str:
     return _cut(redact(_window(text, limit)), limit) if text else ""
 
 
-_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_.~-")
+_TOKEN_TEXT = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_.~-"
+_TOKEN_CHARS = frozenset(_TOKEN_TEXT)
 
 
 def _window(text: str, limit: int) -> str:
@@ -84,12 +84,10 @@ def _head(text: str, n: int) -> str:
     if len(text) <= n:
         return text
     kept = text[:n]
-    if _TOKEN_CHARS.issuperset(text[n - 1 : n + 1]):
-        start = n
-        while start > 0 and kept[start - 1] in _TOKEN_CHARS:
-            start -= 1
-        if n - start >= 8:
-            kept = kept[:start]
+    if n > 0 and text[n] in _TOKEN_CHARS:  # the cut splits the run ``kept`` ends in, if any
+        shorter = kept.rstrip(_TOKEN_TEXT)
+        if n - len(shorter) >= 8:
+            kept = shorter
     return kept
 
 
@@ -100,12 +98,10 @@ def _tail(text: str, n: int) -> str:
         return text
     start = len(text) - n
     kept = text[start:]
-    if _TOKEN_CHARS.issuperset(text[start - 1 : start + 1]):
-        end = 0
-        while end < n and kept[end] in _TOKEN_CHARS:
-            end += 1
-        if end >= 8:
-            kept = kept[end:]
+    if n > 0 and text[start - 1] in _TOKEN_CHARS:  # the cut splits the run ``kept`` opens with
+        shorter = kept.lstrip(_TOKEN_TEXT)
+        if n - len(shorter) >= 8:
+            kept = shorter
     return kept
 
 
@@ -137,66 +133,69 @@ def seal(events: list[Event], start: int = 0, meta: dict[str, Any] | None = None
     Constructors keep only a window of the raw text; the harvest driver seals every event a read
     produced before the state is stored or assembled, so nothing unredacted leaves a read.
     """
-    # Hot: once per event of every read. Texts go to ``texts``; each holder, its slot and limit
-    # to ``targets``, with a prompt's ``between`` (None: any other text; _WHOLE: a prompt kept
-    # whole; else the count between a long prompt's two windows, which are redacted apart).
-    targets: list[tuple[Any, Any, int, int | None]] = []
+    # Hot: once per event of every read. Each text goes to ``texts``, and where it goes back to
+    # ``targets`` as (holder, slot, limit); limit 0: not cut here. A prompt is cut around a
+    # CUT_MARK afterwards: one kept whole (``whole``) only if still too long once redacted; a
+    # long one's two windows, redacted apart, go back into its split parts (``split``).
+    targets: list[tuple[Any, Any, int]] = []
     texts: list[str] = []
+    whole: list[Event] = []
+    split: list[tuple[Event, list[str], int]] = []  # (event, [head, between, tail], between)
     add_target, add_text = targets.append, texts.append
     names = _tool_names(default_redactor())
     for event in events[start:] if start else events:
         kind = event[0]
         if kind == RESULT:
             if event[4]:
-                add_target((event, 4, RESULT_CHARS, None))
+                add_target((event, 4, RESULT_CHARS))
                 add_text(event[4])
         elif kind == CALL:
             name = event[4]
             if name:
                 event[4] = names.get(name) or _name_of(names, name)
             if event[5]:
-                add_target((event, 5, INPUT_CHARS, None))
+                add_target((event, 5, INPUT_CHARS))
                 add_text(event[5])
         elif kind == ASSISTANT:
             if event[3]:
-                add_target((event, 3, TEXT_CHARS, None))
+                add_target((event, 3, TEXT_CHARS))
                 add_text(event[3])
         elif kind == USER and event[3]:
             text = event[3]
-            parts = text.split(_JOIN) if _JOIN in text else []
+            parts = text.split(_JOIN) if _JOIN in text else ()
             if len(parts) == 3:
-                add_target((event, 3, PROMPT_CHARS, int(parts[1])))
-                texts.extend((parts[0], parts[2]))
+                split.append((event, parts, int(parts[1])))
+                targets += ((parts, 0, 0), (parts, 2, 0))
+                texts += (parts[0], parts[2])
             else:
-                add_target((event, 3, PROMPT_CHARS, _WHOLE))
+                whole.append(event)
+                add_target((event, 3, 0))
                 add_text(text)
-    for key in META_TEXTS if meta else ():
-        value = meta.get(key) if meta else None
-        if isinstance(value, str) and value:
-            add_target((meta, key, 0, None))
-            add_text(value)
-        elif value is not None and meta is not None:
-            meta[key] = ""  # a source that stored a non-text value: nothing to show
+    if meta:
+        for key in META_TEXTS:
+            value = meta.get(key)
+            if isinstance(value, str) and value:
+                add_target((meta, key, 0))
+                add_text(value)
+            elif value is not None:
+                meta[key] = ""  # a source that stored a non-text value: nothing to show
     if len(texts) <= SEAL_BATCH:
         cleaned = redact_many(texts) if texts else texts
     else:
         cleaned = []
         for start_at in range(0, len(texts), SEAL_BATCH):
             cleaned.extend(redact_many(texts[start_at : start_at + SEAL_BATCH]))
-    at = 0
-    for holder, slot, limit, between in targets:
-        text = cleaned[at]
-        at += 1
-        if between is None:
-            if limit and len(text) > limit:
-                holder[slot] = _cut(text, limit)
-            elif text is not texts[at - 1]:
-                holder[slot] = text
-        elif between == _WHOLE:  # a prompt longer than the limit only by its redaction
-            holder[slot] = _ends(text, text, -len(text)) if len(text) > limit else text
-        else:
-            holder[slot] = _ends(text, cleaned[at], between)
-            at += 1
+    for (holder, slot, limit), text, raw in zip(targets, cleaned, texts, strict=True):
+        if limit and len(text) > limit:
+            holder[slot] = _cut(text, limit)
+        elif text is not raw:
+            holder[slot] = text
+    for event in whole:
+        text = event[3]
+        if len(text) > PROMPT_CHARS:
+            event[3] = _ends(text, text, -len(text))
+    for event, (head, _, tail), between in split:
+        event[3] = _ends(head, tail, between)
 
 
 # A history holds few distinct tool names: each is redacted once per redactor (an MCP tool's

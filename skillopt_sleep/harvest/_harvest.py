@@ -219,7 +219,8 @@ class HarvestRun:
         assembly overlaps the reads still in flight; a later file of the same session
         assembles it again. None: nothing to assemble."""
         source, tally, job, index = run.source, run.tally, outcome.job, self._index
-        tally.skipped_lines.update(outcome.skipped)
+        if outcome.skipped:  # mostly empty: Counter.update costs a microsecond even so
+            tally.skipped_lines.update(outcome.skipped)
         if outcome.error or outcome.stamped is None:
             tally.skipped_files[outcome.error or "unreadable file"] += 1
             return None

@@ -14,6 +14,9 @@ if TYPE_CHECKING:
     from skillopt_sleep.harvest._build import Draft
 
 
+_CORRECTION = SignalKind.CORRECTION.value
+
+
 def _empty() -> Mapping[str, int]:
     return MappingProxyType({})
 
@@ -60,9 +63,17 @@ class Tally:
     def count(self, made: Draft) -> tuple[int, int, int, int]:
         """Count one session, read off its draft (no session needs building); returns what was
         added, for :meth:`discount`."""
-        calls = sum(len(step[3]) for step in made.steps)
-        errors = sum(1 for step in made.steps for c in step[3] if c[4])  # ToolCall.is_error
-        corrections = sum(1 for s in made.signals if s[0] == SignalKind.CORRECTION.value)
+        calls = errors = 0
+        for step in made.steps:
+            if step[3]:  # a user turn has none
+                calls += len(step[3])
+                for call in step[3]:
+                    if call[4]:  # ToolCall.is_error
+                        errors += 1
+        corrections = 0
+        for signal in made.signals:
+            if signal[0] == _CORRECTION:
+                corrections += 1
         added = (len(made.steps), calls, errors, corrections)
         self._add(1, added)
         return added
