@@ -68,8 +68,13 @@ class ReadOutcome:
         return max(0, self.offset - self.job.offset)
 
 
-def read_file(source: Source, job: ReadJob, config: HarvestConfig) -> ReadOutcome:
-    """Fold the complete lines after ``job.offset`` into ``job.state``; never raises on I/O."""
+def read_file(
+    source: Source, job: ReadJob, config: HarvestConfig, stamp: bool = True
+) -> ReadOutcome:
+    """Fold the complete lines after ``job.offset`` into ``job.state``; never raises on I/O.
+
+    Without ``stamp`` (a run that records nothing) the file's identity is kept without the hash
+    of its head, which only tells a later read whether it may resume."""
     state = job.state = job.state if job.state is not None else FileState()
     outcome = ReadOutcome(job, job.offset, first_event=len(state.events))
     read = LineRead(job.offset)
@@ -77,7 +82,7 @@ def read_file(source: Source, job: ReadJob, config: HarvestConfig) -> ReadOutcom
         blocks = iter_blocks(job.path, job.offset, read, config.max_line_bytes)
         _feed_blocks(source, state, blocks, config, outcome.skipped)
         _tail(source, state, read, config, outcome.skipped)
-        outcome.stamped = with_head(job.path, job.fid, read.offset, read.head)
+        outcome.stamped = with_head(job.path, job.fid, read.offset, read.head) if stamp else job.fid
     except OSError:
         outcome.error = "unreadable file"
         job.state = None  # nothing of a failed read is kept (or left unredacted)
@@ -274,7 +279,7 @@ def _work(
     it so anyway), as one bytes object is far cheaper to pickle than thousands of event lists;
     a read-only run needs only the draft. With ``render``, the draft is also rendered here, in
     parallel, for the consumer to use when the file turns out to hold the whole session."""
-    outcome = read_file(source, job, config)
+    outcome = read_file(source, job, config, keep)
     conclude(source, outcome, config)
     if keep and job.state is not None:
         outcome.packed = pack(job.state)
@@ -346,7 +351,7 @@ def read_all(
     if not workers:
         for number, (source, jobs) in enumerate(groups):
             for job in jobs:
-                outcome = read_file(source, job, config)
+                outcome = read_file(source, job, config, keep_states)
                 conclude(source, outcome, config)
                 yield number, outcome
                 if on_done:
