@@ -11,8 +11,11 @@ import functools
 import re
 import string
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
+from skillopt_core import _native
 from skillopt_core._secret_rules import (
     ASSIGNMENT,
     ASSIGNMENT_NO_FLAG,
@@ -121,9 +124,8 @@ def _rarest(word: str) -> int:
 _WORD_SEARCHES = _word_searches()
 
 
-def gate_words(low: str, skip: frozenset[str] = frozenset()) -> frozenset[str]:
-    """The words of ``WORD_GATE`` in ``low`` (a lowered text), less those in ``skip`` (not
-    searched, unless a search also finds a word not in it)."""
+def _py_gate_words(low: str, skip: frozenset[str] = frozenset()) -> frozenset[str]:
+    """``gate_words`` in Python: the reference, and the fallback without the C scans."""
     found: list[str] = []
     for char, search, words in _WORD_SEARCHES:
         if skip and skip.issuperset(words):
@@ -283,8 +285,9 @@ def _checked(text: str, marked: bytes, found: list[_Found]) -> Iterator[re.Match
     yield from SCAN_GATE.finditer(text, pos)
 
 
-def scan_hits(text: str) -> str:
-    """The neighbourhoods of every scan-gate hit, NUL-joined ("" when none).
+def _py_scan_hits(text: str) -> str:
+    """The neighbourhoods of every scan-gate hit, NUL-joined ("" when none): ``scan_hits`` in
+    Python, the reference and the fallback without the C scans.
 
     A literal occurs in ``text`` exactly when it occurs in these: each occurrence is either a
     hit or lies inside an earlier hit's span, and a neighbourhood reaches a literal's length
@@ -307,6 +310,65 @@ def scan_hits(text: str) -> str:
     if hi >= 0:
         parts.append(text[lo:hi])
     return "\x00".join(parts)
+
+
+def _two_rarest(word: str) -> tuple[str, int, int]:
+    """``word`` with where its rarest character and its next rarest one are."""
+    order = sorted(range(len(word)), key=lambda k: (_rarity(word[k]), k))
+    return word, order[0], order[1 % len(word)]
+
+
+def _configure(module: ModuleType, vector: bool = True) -> None:
+    """Give the C scans the rules: the gate's literals with their pivots in the gate's order
+    (``_pivot_union`` sorts by pivot character, then literal; the C keeps the given order within
+    a character), the margin, and each gate word with the two characters its search looks for.
+    ``vector=False``: a character at a time even where SIMD is there (for the tests)."""
+    literals = [(word, _pivot(word), _pivot(word)) for word in _kept_literals()]
+    module.configure(literals, _HIT_MARGIN, [_two_rarest(w) for w in WORD_GATE], vector)
+
+
+def compiled_status() -> tuple[_native.Status, ModuleType | None]:
+    """Whether the C scans (``_redaction_fast.c``) are usable, and the module when they are (see
+    ``_native``)."""
+    source = Path(__file__).with_name("_redaction_fast.c")
+    return _native.status("skillopt_core._redaction_fast", [source])
+
+
+def _compiled() -> ModuleType | None:
+    """The C scans, configured, or None."""
+    module = compiled_status()[1]
+    if module is not None:
+        _configure(module)
+    return module
+
+
+_FAST = _compiled()
+scan_hits: Callable[[str], str] = _py_scan_hits if _FAST is None else _FAST.scan_hits
+
+
+def gate_words(low: str, skip: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The words of ``WORD_GATE`` in ``low`` (a lowered text), less those in ``skip`` (not
+    searched, unless a search also finds a word not in it)."""
+    if _FAST is None:
+        return _py_gate_words(low, skip)
+    return _words_of(_FAST.gate_mask(low, _skip_mask(skip) if skip else 0))
+
+
+@functools.lru_cache(maxsize=64)
+def _skip_mask(skip: frozenset[str]) -> int:
+    """The C scan's bits (bit i: ``WORD_GATE[i]``) of the words not searched: those of each
+    search wholly in ``skip`` (a search finding a word not in it reports all of its words)."""
+    mask = 0
+    for _, _, words in _WORD_SEARCHES:
+        if skip.issuperset(words):
+            for word in words:
+                mask |= 1 << WORD_GATE.index(word)
+    return mask
+
+
+@functools.cache
+def _words_of(mask: int) -> frozenset[str]:
+    return frozenset(w for i, w in enumerate(WORD_GATE) if mask >> i & 1)
 
 
 def anchor_positions(low: str, anchors: tuple[str, ...]) -> list[int]:

@@ -162,7 +162,7 @@ def seal(events: list[Event], start: int = 0, meta: dict[str, Any] | None = None
                 add_text(event[3])
         elif kind == USER and event[3]:
             text = event[3]
-            parts = text.split(_JOIN) if _JOIN in text else ()
+            parts: list[str] = text.split(_JOIN) if _JOIN in text else []
             if len(parts) == 3:
                 split.append((event, parts, int(parts[1])))
                 targets += ((parts, 0, 0), (parts, 2, 0))

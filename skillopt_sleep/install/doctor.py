@@ -108,26 +108,31 @@ def engine_checks() -> list[Check]:
 
 
 def compiled_check() -> Check:
-    """The C folds of the Claude Code and Codex readers: without them a harvest gives the same
-    sessions, in about 1.5 times the CPU."""
+    """The C folds of the Claude Code and Codex readers and the redactor's C scans: without them
+    a harvest gives the same sessions, in about 1.5 times the CPU."""
+    from skillopt_core._redaction_scan import compiled_status
     from skillopt_sleep.harvest._compiled import FOLDS, status
 
-    found = {status(name)[0] for name in FOLDS}
+    found = {status(name)[0] for name in FOLDS} | {compiled_status()[0]}
     if found == {"built"}:
-        return Check("compiled readers", "ok", "the Claude Code and Codex readers' C folds")
+        return Check(
+            "compiled readers",
+            "ok",
+            "the Claude Code and Codex readers' C folds and the redactor's C scans",
+        )
     if "off" in found:
         return Check("compiled readers", "info", "off: SKILLOPT_PURE_PYTHON is set")
     if "stale" in found:
         return Check(
             "compiled readers",
             "warn",
-            "built from an older source (harvests read in pure Python: same sessions, slower)",
+            "built from an older source (harvests run in pure Python: same sessions, slower)",
             "rebuild them: `pip install -e .` in the project's environment",
         )
     return Check(
         "compiled readers",
         "info",
-        "not built, no C compiler at install (harvests read in pure Python: same sessions, slower)",
+        "not built, no C compiler at install (harvests run in pure Python: same sessions, slower)",
         "to build them, install a C compiler (gcc, Xcode's command line tools or MSVC) and "
         "reinstall skillopt-sleep",
     )

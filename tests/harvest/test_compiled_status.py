@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from skillopt_core import _native
 from skillopt_sleep.harvest import _compiled
 from skillopt_sleep.install import doctor
 
@@ -34,23 +35,24 @@ def test_a_fold_built_from_another_source_is_stale(
     assert _compiled.status("_claude_fast") == ("stale", None)
 
 
-def test_a_missing_module_is_not_built() -> None:
+def test_a_missing_module_is_not_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SKILLOPT_PURE_PYTHON", raising=False)
     assert _compiled.status("_no_such_fold") == ("not built", None)
 
 
 @pytest.mark.parametrize(
     ("found", "level", "says"),
     [
-        ("built", "ok", "C folds"),
+        ("built", "ok", "C folds and the redactor's C scans"),
         ("stale", "warn", "pip install -e ."),
         ("not built", "info", "C compiler"),
         ("off", "info", "SKILLOPT_PURE_PYTHON"),
     ],
 )
-def test_doctor_reports_the_folds(
+def test_doctor_reports_the_folds_and_the_scans(
     monkeypatch: pytest.MonkeyPatch, found: str, level: str, says: str
 ) -> None:
-    monkeypatch.setattr(_compiled, "status", lambda name: (found, None))
+    monkeypatch.setattr(_native, "status", lambda module, sources: (found, None))
     check = doctor.compiled_check()
     assert check.level == level
     assert says in check.detail + check.hint
