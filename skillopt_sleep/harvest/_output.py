@@ -17,20 +17,23 @@ import stat
 import sys
 import tempfile
 from collections.abc import Callable
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 import orjson
 
 from skillopt_core.errors import StorageError
-from skillopt_sleep.harvest._events import to_utc
 
 if TYPE_CHECKING:
     from skillopt_sleep.harvest._build import Draft
     from skillopt_sleep.records import Session
 
 _OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_UTC_Z | orjson.OPT_NON_STR_KEYS
-_CALL_FIELDS = ("call_id", "name", "input_excerpt", "result_excerpt", "is_error", "exit_code")
+# ``_OPTIONS`` less OPT_NON_STR_KEYS: orjson's plain dict path, the same bytes a tenth faster
+# where every key is a ``str`` (as in every document ``draft_json`` builds); any other key fails
+# it, and the document is rendered again with ``_OPTIONS``
+_STR_KEYS = orjson.OPT_INDENT_2 | orjson.OPT_UTC_Z
 
 
 def session_json(session: Session) -> bytes:
@@ -41,13 +44,28 @@ def session_json(session: Session) -> bytes:
 def draft_json(made: Draft) -> bytes:
     """``session_json(made.session())``, byte for byte, without building the records: plain
     dicts in the records' field order cost a fraction of frozen dataclasses."""
-    fields = _CALL_FIELDS
+    # Hot: once per session of ``harvest --json``. Dict literals, not dict(zip(...)), and
+    # ``to_utc`` (``fromtimestamp(ts, utc)``) called directly: a third less CPU. Timestamps stay
+    # datetimes: text made in Python to spare orjson them costs more than it saves.
+    stamp, utc = datetime.fromtimestamp, timezone.utc
     turns = [
         {
             "role": role,
             "text": text,
-            "timestamp": None if ts is None else to_utc(ts),
-            "tool_calls": [dict(zip(fields, call, strict=True)) for call in calls],
+            "timestamp": None if ts is None else stamp(ts, utc),
+            "tool_calls": [
+                {
+                    "call_id": call_id,
+                    "name": name,
+                    "input_excerpt": given,
+                    "result_excerpt": got,
+                    "is_error": is_error,
+                    "exit_code": exit_code,
+                }
+                for call_id, name, given, got, is_error, exit_code in calls
+            ]
+            if calls  # none when falsy, as ``Draft.session`` reads them; no comprehension run
+            else [],
         }
         for role, text, ts, calls in made.steps
     ]
@@ -56,8 +74,8 @@ def draft_json(made: Draft) -> bytes:
         "session_id": made.session_id,
         "project": made.project,
         "cwd": made.cwd,
-        "started_at": to_utc(made.started),
-        "ended_at": to_utc(made.ended),
+        "started_at": stamp(made.started, utc),
+        "ended_at": stamp(made.ended, utc),
         "turns": turns,
         "signals": [
             {"kind": kind, "turn_index": index, "excerpt": excerpt}
@@ -68,6 +86,10 @@ def draft_json(made: Draft) -> bytes:
         "source_files": made.source_files,
         "forked_from": made.forked_from,
     }
+    try:
+        return orjson.dumps(document, option=_STR_KEYS)
+    except orjson.JSONEncodeError:
+        pass  # a key that is not a str, or text orjson refuses: the same error comes again
     return orjson.dumps(document, option=_OPTIONS)
 
 
