@@ -24,7 +24,8 @@ through ``mine`` that only embeds the requests it has not seen.
 
     .venv/bin/python benchmarks/bench_mine.py [--skip-minilm] [--n 10000] [--draws 5] [--sweep]
     .venv/bin/python benchmarks/bench_mine.py --only-set A --only-embedder minilm-numpy  # tuning
-    .venv/bin/python benchmarks/bench_mine.py --crossfit  # fine-tuning, by halves of set A
+    .venv/bin/python benchmarks/bench_mine.py --crossfit [--recipe "--freeze 3"] [--threshold T]
+    .venv/bin/python benchmarks/bench_mine.py --blend  # shipped + original MiniLM, on t1-t3
     .venv/bin/python benchmarks/bench_mine.py --writers [--train]  # scripts/data's sets, scored
 """
 
@@ -36,7 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -44,44 +45,27 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
+from _mine_scores import (  # noqa: E402
+    DATA,
+    SETS,
+    SIZES,
+    clustering_scores,
+    load,
+    make_embedder,
+    subsamples,
+)
+from _mine_training import blend, crossfit, writers  # noqa: E402
+
 from skillopt_sleep.mine import cluster_requests  # noqa: E402
 from skillopt_sleep.mine.cluster import cluster_vectors  # noqa: E402
 from skillopt_sleep.mine.embed import Embedder, create_embedder  # noqa: E402
-from skillopt_sleep.mine.embed.minilm_numpy import numpy_model_dir  # noqa: E402
 from skillopt_sleep.mine.families import compared_text  # noqa: E402
 
-DATA = ROOT / "tests" / "data"
-SETS = {"A": DATA / "requests.jsonl", "B": DATA / "requests_b.jsonl"}
-SIZES = (30, 60, 120)
-SUBSAMPLE_SEED = 20261123
 SWEEP = np.round(np.arange(0.05, 0.70, 0.025), 3)
 INTENDED = {  # genuine fixtures: the one recurring family per project, by a word every member has
     "/home/dev/webapp": ["login test"],
     "/home/dev/reading": ["arxiv"],
 }
-
-
-def load(path: Path) -> tuple[list[str], np.ndarray]:
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    return [r["text"] for r in rows], np.array([r["family"] or f"one-off:{r['id']}" for r in rows])
-
-
-def clustering_scores(truth: np.ndarray, labels: Sequence[int]) -> dict[str, float]:
-    from sklearn.metrics import adjusted_rand_score, v_measure_score
-
-    found = np.asarray(labels)
-    members: dict[int, list[int]] = {}
-    for i, label in enumerate(found):
-        members.setdefault(int(label), []).append(i)
-    mined = [m for m in members.values() if len(m) > 1]
-    ones = [i for i, t in enumerate(truth) if t.startswith("one-off")]
-    return {
-        "ari": float(adjusted_rand_score(truth, found)),
-        "v": float(v_measure_score(truth, found)),
-        "purity": float(np.mean([len(set(truth[m])) == 1 for m in mined])) if mined else 1.0,
-        "alone": float(np.mean([len(members[int(found[i])]) == 1 for i in ones])) if ones else 1.0,
-        "mined": float(len(mined)),
-    }
 
 
 def recall_at_5(embedder: Embedder, texts: Sequence[str], truth: np.ndarray) -> float:
@@ -91,21 +75,6 @@ def recall_at_5(embedder: Embedder, texts: Sequence[str], truth: np.ndarray) -> 
     top = np.argsort(-sims, axis=1, kind="stable")[:, :5]
     queries = [i for i in range(len(texts)) if (truth == truth[i]).sum() > 1]
     return float(np.mean([np.any(truth[top[i]] == truth[i]) for i in queries]))
-
-
-def subsamples(
-    cluster: Callable[[list[str]], list[int]], texts: list[str], truth: np.ndarray, draws: int
-) -> dict[str, dict[str, float]]:
-    rng = np.random.default_rng(SUBSAMPLE_SEED)
-    table: dict[str, dict[str, float]] = {}
-    for n in SIZES:
-        runs = []
-        for _ in range(draws):
-            idx = np.sort(rng.choice(len(texts), n, replace=False))
-            runs.append(clustering_scores(truth[idx], cluster([texts[i] for i in idx])))
-        table[str(n)] = {k: float(np.mean([r[k] for r in runs])) for k in runs[0]}
-    table["full"] = clustering_scores(truth, cluster(texts))
-    return table
 
 
 def quality(name: str, draws: int) -> dict[str, object]:
@@ -172,92 +141,6 @@ OPTION_FILES = {
     "static": ROOT / "skillopt_sleep" / "mine" / "embed" / "data",
     "minilm-int8": ROOT / "skillopt_sleep" / "mine" / "embed" / "data" / "minilm-int8",
 }
-# Rows that are a registered embedder on a given model: the shipped int8 MiniLM (fine-tuned on
-# set A, so its set A figures are on its training data: see --crossfit) and the original model.
-VARIANTS = {
-    "minilm-int8": ("minilm-numpy", str(OPTION_FILES["minilm-int8"])),
-    "minilm-original": ("minilm-numpy", str(numpy_model_dir() or "")),
-}
-FINETUNE = ROOT / "scripts" / "finetune_minilm.py"
-
-
-def make_embedder(name: str) -> Embedder:
-    """A registered embedder by name, or one of the VARIANTS rows."""
-    registered, model = VARIANTS.get(name, (name, ""))
-    return create_embedder(registered, model=model)
-
-
-def _tuned(tmp: str, name: str, *flags: str) -> Embedder:
-    """MiniLM fine-tuned by the shipped recipe changed by ``flags``, at the shipped operating
-    point (torch: a few minutes per model)."""
-    from skillopt_sleep.mine.embed import minilm_numpy
-
-    out = Path(tmp) / name
-    subprocess.run(
-        [sys.executable, str(FINETUNE), *flags, "--out", str(out)],
-        check=True,
-        stdout=subprocess.DEVNULL,
-    )
-    tuned = create_embedder("minilm-numpy", model=str(out))
-    tuned.default_threshold = minilm_numpy.SHIPPED_THRESHOLD  # type: ignore[misc]
-    tuned.leftovers = minilm_numpy.SHIPPED_LEFTOVERS  # type: ignore[attr-defined]
-    return tuned
-
-
-def _report(label: str, embedder: Embedder, rows: Sequence[dict[str, object]], draws: int) -> None:
-    texts = [str(r["text"]) for r in rows]
-    truth = np.array([r["family"] or f"one-off:{r['id']}" for r in rows])
-    table = subsamples(lambda t: cluster_requests(t, embedder), texts, truth, draws)
-    cells = "  ".join(
-        f"{size}: {v['ari']:.2f}/{v['purity']:.2f}/{v['alone']:.2f}" for size, v in table.items()
-    )
-    print(f"{label} ({len(texts)} requests) ARI/purity/alone  {cells}", flush=True)
-
-
-def crossfit(draws: int) -> None:
-    """Set A by halves of its families: the original MiniLM against MiniLM fine-tuned (by the
-    shipped recipe, at the shipped operating point) on the *other* half, so every figure of the
-    fine-tuned model is on families it never saw. Trains twice."""
-    from scripts.finetune_minilm import half_of, labelled_rows
-
-    rows = labelled_rows()
-    print("\n== set A cross-fitted: fine-tuned on one half of its families, scored on the other")
-    with tempfile.TemporaryDirectory() as tmp:
-        for half in (1, 2):
-            tuned = _tuned(tmp, f"half{half}", "--half", str(half))
-            held = half_of(rows, 3 - half)
-            _report(f"half {3 - half} original", make_embedder("minilm-original"), held, draws)
-            _report(f"half {3 - half} tuned   ", tuned, held, draws)
-
-
-def writers(draws: int, train: bool) -> None:
-    """The three training-only sets of ``scripts/data`` (other writers, other personas), which
-    the shipped model never trained on, scored like set B. With ``train``, whether more writers'
-    data generalises to a writer not seen: set A alone against set A with t1 and t2, both on
-    the compared (masked) text, scored on t3 (trains twice)."""
-    from scripts.finetune_minilm import WRITTEN, labelled_rows
-
-    sets = {
-        p.stem[-2:]: labelled_rows(p) for p in sorted(WRITTEN.glob("finetune_requests_*.jsonl"))
-    }
-    print("\n== training-only sets by other writers, scored (the shipped model never saw them)")
-    for name in ("minilm-int8", "minilm-original"):
-        for label, rows in sets.items():
-            _report(f"{label} {name:15}", make_embedder(name), rows, draws)
-    if not train:
-        return
-    print("\n== does another writer's data carry over? fine-tuned, scored on t3 (never trained on)")
-    with tempfile.TemporaryDirectory() as tmp:
-        for label, flags in (
-            ("set A        ", ("--masked",)),
-            ("set A, t1, t2", ("--masked", "--written", "--leave_out", "t3")),
-        ):
-            _report(
-                f"t3 {label}",
-                _tuned(tmp, label.replace(",", "").replace(" ", ""), *flags),
-                sets["t3"],
-                draws,
-            )
 
 
 def install_mb(dists: Sequence[str], folder: Path | None = None) -> float:
@@ -447,6 +330,13 @@ def main() -> None:
     parser.add_argument("--draws", type=int, default=5)
     parser.add_argument("--sweep", action="store_true", help="set A threshold sweep")
     parser.add_argument("--crossfit", action="store_true", help="fine-tuning, by halves of set A")
+    parser.add_argument(
+        "--recipe", default="", help='with --crossfit: recipe switches, e.g. "--freeze 3"'
+    )
+    parser.add_argument("--threshold", type=float, default=None, help="with --crossfit")
+    parser.add_argument("--blend", action="store_true", help="shipped + original MiniLM, on t1-t3")
+    parser.add_argument("--weights", default="1.0,0.7,0.5", help="with --blend")
+    parser.add_argument("--thresholds", default="0.46,0.48,0.50", help="with --blend")
     parser.add_argument("--writers", action="store_true", help="scripts/data's sets, scored")
     parser.add_argument("--train", action="store_true", help="with --writers: the t3 experiment")
     parser.add_argument("--options", type=int, default=0, help="options table on N requests")
@@ -460,7 +350,11 @@ def main() -> None:
         _option_child(args.option_child, args.n)
         return
     if args.crossfit:
-        crossfit(args.draws)
+        crossfit(args.draws, args.recipe, args.threshold)
+        return
+    if args.blend:
+        numbers = [[float(x) for x in v.split(",")] for v in (args.weights, args.thresholds)]
+        blend(args.draws, *numbers)
         return
     if args.writers:
         writers(args.draws, args.train)

@@ -55,6 +55,7 @@ class Recipe:
     written: bool = False  # also train on ``scripts/data/finetune_requests_*.jsonl``
     leave_out: str = ""  # one of those sets not to train on (``t3``: scored on it instead)
     masked: bool = False  # train on the text the miner compares (``compared_text``), not the raw
+    freeze: int = 0  # the embeddings and this many lowest layers stay as they were
 
 
 def labelled_rows(path: Path = SET_A) -> list[dict[str, Any]]:
@@ -201,7 +202,11 @@ def train(model_dir: Path, rows: Sequence[dict[str, Any]], recipe: Recipe) -> _E
     idf = idf_weights(encoder.ids([row["text"] for row in rows]), encoder.tokenizer.vocab_size)
     model = encoder.model
     model.train()
-    optimiser = torch.optim.AdamW(model.parameters(), lr=recipe.lr, weight_decay=0.01)
+    for part in [model.embeddings, *model.encoder.layer[: recipe.freeze]] if recipe.freeze else []:
+        part.requires_grad_(False)
+    optimiser = torch.optim.AdamW(
+        [p for p in model.parameters() if p.requires_grad], lr=recipe.lr, weight_decay=0.01
+    )
     warm = max(1, recipe.steps // 10)
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimiser, lambda s: min(1.0, (s + 1) / warm) * max(0.0, (recipe.steps - s) / recipe.steps)

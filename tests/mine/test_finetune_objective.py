@@ -65,3 +65,26 @@ def test_the_persona_option_adds_labelled_families_of_their_own() -> None:
     set_a = {r["family"] for r in script.labelled_rows() if r["family"]}
     assert set_a.isdisjoint(families)  # namespaced by persona: never merged with set A's
     assert rows == script.persona_rows(seed=1)  # a fixed draw
+
+
+def test_freezing_keeps_the_embeddings_and_the_lowest_layers() -> None:
+    """``--freeze N`` (an experiment of bench_mine.py --crossfit --recipe): the embeddings and
+    the N lowest layers keep the source weights; the layers above them train."""
+    pytest.importorskip("torch", reason="the embeddings extra (torch) is not installed")
+    pytest.importorskip("transformers", reason="the embeddings extra is not installed")
+    from skillopt_sleep.mine.embed.minilm import bundled_model_dir
+
+    source = bundled_model_dir()
+    if source is None:
+        pytest.skip("the original MiniLM files are not installed")
+    recipe = script.Recipe(steps=2, families=4, freeze=2, lr=1e-3)
+    before = script._Encoder(source).model.state_dict()
+    after = script.train(source, script.labelled_rows(), recipe).model.state_dict()
+    for name, weights in after.items():
+        same = bool((weights == before[name]).all())
+        frozen = name.startswith("embeddings.") or name.startswith(
+            ("encoder.layer.0.", "encoder.layer.1.")
+        )
+        trained_by_the_loss = name.startswith(("embeddings.", "encoder.layer."))  # no pooler
+        if trained_by_the_loss and name.endswith("weight") and "LayerNorm" not in name:
+            assert same == frozen, name
