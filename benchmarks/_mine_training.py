@@ -143,11 +143,13 @@ class BlendedEmbedder:
         return sims
 
 
-def blend(draws: int, weights: Sequence[float], thresholds: Sequence[float]) -> None:
-    """The shipped model's similarity averaged with the original MiniLM's, on t1-t3 (weight 1.0
-    is the shipped model alone, scored the same way)."""
-    shipped, original = make_embedder("minilm-int8"), make_embedder("minilm-original")
-    print("\n== the shipped model blended with the original MiniLM, on the writers' sets")
+def blend(
+    draws: int, weights: Sequence[float], thresholds: Sequence[float], other: str
+) -> None:
+    """The shipped model's similarity averaged with ``other``'s (an embedder or a VARIANTS
+    row), on t1-t3 (weight 1.0 is the shipped model alone, scored the same way)."""
+    shipped, original = make_embedder("minilm-int8"), make_embedder(other)
+    print(f"\n== the shipped model blended with {other}, on the writers' sets")
     for label, rows in _writers_sets().items():
         for weight in weights:
             for threshold in thresholds:

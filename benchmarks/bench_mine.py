@@ -336,6 +336,7 @@ def main() -> None:
     parser.add_argument("--threshold", type=float, default=None, help="with --crossfit")
     parser.add_argument("--blend", action="store_true", help="shipped + original MiniLM, on t1-t3")
     parser.add_argument("--weights", default="1.0,0.7,0.5", help="with --blend")
+    parser.add_argument("--blend-with", default="minilm-original", help="with --blend")
     parser.add_argument("--thresholds", default="0.46,0.48,0.50", help="with --blend")
     parser.add_argument("--writers", action="store_true", help="scripts/data's sets, scored")
     parser.add_argument("--train", action="store_true", help="with --writers: the t3 experiment")
@@ -354,7 +355,7 @@ def main() -> None:
         return
     if args.blend:
         numbers = [[float(x) for x in v.split(",")] for v in (args.weights, args.thresholds)]
-        blend(args.draws, *numbers)
+        blend(args.draws, *numbers, args.blend_with)
         return
     if args.writers:
         writers(args.draws, args.train)
