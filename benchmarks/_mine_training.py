@@ -143,9 +143,7 @@ class BlendedEmbedder:
         return sims
 
 
-def blend(
-    draws: int, weights: Sequence[float], thresholds: Sequence[float], other: str
-) -> None:
+def blend(draws: int, weights: Sequence[float], thresholds: Sequence[float], other: str) -> None:
     """The shipped model's similarity averaged with ``other``'s (an embedder or a VARIANTS
     row), on t1-t3 (weight 1.0 is the shipped model alone, scored the same way)."""
     shipped, original = make_embedder("minilm-int8"), make_embedder(other)
