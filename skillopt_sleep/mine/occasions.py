@@ -15,9 +15,10 @@ resumed a session into a new file with the same records, times included.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 
-from skillopt_sleep.mine.candidates import Candidate
+from skillopt_sleep.mine.candidates import Candidate, normalize, outcome_of
 
 WINDOW = timedelta(minutes=10)
 
@@ -38,19 +39,75 @@ def originals(occurrences: Mapping[str, Sequence[Candidate]]) -> dict[str, list[
     """Each request's attempts (by text hash, in their order) without the copies: an attempt in
     a session forked from one that holds the same request, or one with the same harness and the
     very same time as an attempt kept before it (the same typed turn, recorded twice). A fork
-    whose parent was never archived keeps its copy: it is then the only record of the request."""
+    whose parent was never archived keeps its copy: it is then the only record of the request.
+
+    A copy is no attempt of its own, but what followed it is evidence about the request: a fork
+    is how a user tries again after a bad answer ("no, use the v2 API"). So the signals and the
+    feedback a copy holds that its original does not are added to the original (its outcome
+    judged again from them)."""
     held = {
         (m.harness, m.session_id, digest) for digest, found in occurrences.items() for m in found
     }
     kept: dict[str, list[Candidate]] = {}
     for digest, found in occurrences.items():
-        stamps: set[tuple[str, datetime]] = set()
+        stamps: dict[tuple[str, datetime], int] = {}
+        where: dict[tuple[str, str], int] = {}  # a session's attempt: its place in ``own``
         own = kept[digest] = []
+        forks: list[Candidate] = []
         for attempt in found:
             if attempt.forked_from and (attempt.harness, attempt.forked_from, digest) in held:
+                forks.append(attempt)
                 continue
             stamp = (attempt.harness, attempt.timestamp)
-            if stamp not in stamps:
-                stamps.add(stamp)
+            if stamp in stamps:
+                at = stamps[stamp]
+                own[at] = with_evidence(own[at], attempt)
+            else:
+                at = stamps[stamp] = len(own)
                 own.append(attempt)
+            where[(attempt.harness, attempt.session_id)] = at
+        parents = {(a.harness, a.session_id): a.forked_from for a in forks}
+        for copy in forks:
+            at = _original(copy, parents, where)
+            if at is not None:
+                own[at] = with_evidence(own[at], copy)
     return kept
+
+
+def _original(
+    copy: Candidate, parents: Mapping[tuple[str, str], str], where: Mapping[tuple[str, str], int]
+) -> int | None:
+    """Where in the kept attempts the attempt ``copy`` repeats is: its session's parent's, or,
+    for a fork of a fork, the nearest ancestor's that was kept."""
+    seen: set[str] = set()
+    parent = copy.forked_from
+    while parent and parent not in seen:
+        seen.add(parent)
+        at = where.get((copy.harness, parent))
+        if at is not None:
+            return at
+        parent = parents.get((copy.harness, parent), "")
+    return None
+
+
+def with_evidence(original: Candidate, copy: Candidate) -> Candidate:
+    """``original`` with the signals and feedback ``copy`` adds (by kind and text), its outcome
+    judged again; the signals name the original's turn."""
+    have = {(s.kind, normalize(s.excerpt)) for s in original.signals}
+    added = []
+    for signal in copy.signals:
+        key = (signal.kind, normalize(signal.excerpt))
+        if key not in have:
+            have.add(key)
+            added.append(replace(signal, turn_index=original.turn_index))
+    heard = {normalize(text) for text in original.feedback}
+    said = [text for text in dict.fromkeys(copy.feedback) if normalize(text) not in heard]
+    if not added and not said:
+        return original
+    signals = (*original.signals, *added)
+    return replace(
+        original,
+        signals=signals,
+        outcome=outcome_of(signals),
+        feedback=(*original.feedback, *said),
+    )

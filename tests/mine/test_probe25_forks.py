@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
 from skillopt_sleep.mine import Archive, MineConfig, mine
 from skillopt_sleep.records import Session, Turn
 
@@ -97,3 +99,58 @@ def test_a_fork_whose_parent_was_never_harvested_keeps_its_turns() -> None:
     again = _session("codex", "s2", [(MIGRATE, T0 + timedelta(days=21))])
     (family,) = _mine([fork, again]).families
     assert family.size == 2
+
+
+FIX = "no, that's wrong: use the v2 scheduler API instead of the cron shim"
+
+
+def _evidence_of(result):  # type: ignore[no-untyped-def]
+    (family,) = result.families
+    signals = {s.excerpt for task in result.tasks for e in task.evidence for s in e.signals}
+    return family, signals
+
+
+@pytest.mark.parametrize("harness", ["codex", "claude"])
+def test_a_correction_made_in_a_fork_is_evidence_about_the_request(harness: str) -> None:
+    """A fork is how a user tries again after a bad answer: the copy is no attempt of its own,
+    but the correction typed after it marks the original attempt failed (it was dropped with
+    the copy before)."""
+    later = T0 if harness == "claude" else T0 + timedelta(days=1)  # Claude keeps the times
+    parent = _session(harness, "p1", [(MIGRATE, T0)])
+    fork = _session(harness, "f1", [(MIGRATE, later), (FIX, later + timedelta(hours=2))], "p1")
+    again = _session(harness, "s2", [(MIGRATE, T0 + timedelta(days=7))])
+    family, signals = _evidence_of(_mine([parent, fork, again]))
+    assert family.size == 2
+    assert dict(family.outcomes) == {"failed": 1, "unknown": 1}
+    assert signals == {FIX}
+
+
+def test_a_fork_of_a_fork_adds_its_evidence_to_the_first_attempt() -> None:
+    later = T0 + timedelta(days=1)
+    parent = _session("codex", "p1", [(MIGRATE, T0)])
+    fork = _session("codex", "f1", [(MIGRATE, later)], "p1")
+    again = _session("codex", "f2", [(MIGRATE, later), (FIX, later + timedelta(hours=1))], "f1")
+    other = _session("codex", "s2", [(MIGRATE, T0 + timedelta(days=7))])
+    family, signals = _evidence_of(_mine([parent, fork, again, other]))
+    assert family.size == 2
+    assert dict(family.outcomes) == {"failed": 1, "unknown": 1}
+    assert signals == {FIX}
+
+
+def test_the_same_turn_recorded_twice_keeps_what_followed_it_in_either_file() -> None:
+    first = _session("claude", "s1", [(MIGRATE, T0)])
+    resumed = _session("claude", "s2", [(MIGRATE, T0), (FIX, T0 + timedelta(hours=2))])
+    again = _session("claude", "s3", [(MIGRATE, T0 + timedelta(days=7))])
+    family, signals = _evidence_of(_mine([first, resumed, again]))
+    assert family.size == 2
+    assert dict(family.outcomes) == {"failed": 1, "unknown": 1}
+    assert signals == {FIX}
+
+
+def test_a_copy_that_adds_nothing_leaves_the_attempt_as_it_was() -> None:
+    from skillopt_sleep.mine.candidates import extract_candidates
+    from skillopt_sleep.mine.occasions import with_evidence
+
+    (original,) = extract_candidates([_session("codex", "p1", [(MIGRATE, T0), (FIX, T0)])])
+    (copy,) = extract_candidates([_session("codex", "f1", [(MIGRATE, T0), (FIX, T0)], "p1")])
+    assert with_evidence(original, copy) is original
