@@ -66,11 +66,13 @@ def originals(occurrences: Mapping[str, Sequence[Candidate]]) -> dict[str, list[
                 at = stamps[stamp] = len(own)
                 own.append(attempt)
             where[(attempt.harness, attempt.session_id)] = at
-        parents = {(a.harness, a.session_id): a.forked_from for a in forks}
+        parents: dict[tuple[str, str], str] = {
+            (a.harness, a.session_id): a.forked_from for a in forks
+        }
         for copy in forks:
-            at = _original(copy, parents, where)
-            if at is not None:
-                own[at] = with_evidence(own[at], copy)
+            origin = _original(copy, parents, where)
+            if origin is not None:
+                own[origin] = with_evidence(own[origin], copy)
     return kept
 
 
