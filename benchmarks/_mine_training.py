@@ -1,7 +1,7 @@
 """``bench_mine.py``'s experiments on the encoder, never run on set B: fine-tuning cross-fitted
 on set A's halves (``--crossfit``, any recipe switch), the training-only sets of other writers
-(``--writers``), and blending the shipped model's similarity with the original model's
-(``--blend``). The README's "Fine-tuning the encoder" section reports what they printed.
+(``--writers``), and blending the shipped model's similarity with another embedder's
+(``--blend``: the original MiniLM, or ``--blend-with`` any). The README's "Fine-tuning the encoder" section reports what they printed.
 """
 
 from __future__ import annotations
@@ -146,11 +146,11 @@ class BlendedEmbedder:
 def blend(draws: int, weights: Sequence[float], thresholds: Sequence[float], other: str) -> None:
     """The shipped model's similarity averaged with ``other``'s (an embedder or a VARIANTS
     row), on t1-t3 (weight 1.0 is the shipped model alone, scored the same way)."""
-    shipped, original = make_embedder("minilm-int8"), make_embedder(other)
+    shipped, second = make_embedder("minilm-int8"), make_embedder(other)
     print(f"\n== the shipped model blended with {other}, on the writers' sets")
     for label, rows in _writers_sets().items():
         for weight in weights:
             for threshold in thresholds:
-                model = BlendedEmbedder(shipped, original, weight, threshold)
+                model = BlendedEmbedder(shipped, second, weight, threshold)
                 model.encode(rows)
                 report(f"{label} weight {weight:.2f} at {threshold:.2f}", model, rows, draws)
