@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -36,9 +37,14 @@ def make_embedder(name: str) -> Embedder:
     return create_embedder(registered, model=model)
 
 
+def truth_of(rows: Sequence[dict[str, Any]]) -> np.ndarray:
+    """Each labelled row's family; a one-off is a family of its own."""
+    return np.array([r["family"] or f"one-off:{r['id']}" for r in rows])
+
+
 def load(path: Path) -> tuple[list[str], np.ndarray]:
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    return [r["text"] for r in rows], np.array([r["family"] or f"one-off:{r['id']}" for r in rows])
+    return [r["text"] for r in rows], truth_of(rows)
 
 
 def clustering_scores(truth: np.ndarray, labels: Sequence[int]) -> dict[str, float]:
@@ -74,11 +80,10 @@ def subsamples(
     return table
 
 
-def report(label: str, embedder: Embedder, rows: Sequence[dict[str, object]], draws: int) -> None:
+def report(label: str, embedder: Embedder, rows: Sequence[dict[str, Any]], draws: int) -> None:
     """One line: ``embedder``'s ARI / purity / one-offs alone on ``rows`` at every size."""
     texts = [str(r["text"]) for r in rows]
-    truth = np.array([r["family"] or f"one-off:{r['id']}" for r in rows])
-    table = subsamples(lambda t: cluster_requests(t, embedder), texts, truth, draws)
+    table = subsamples(lambda t: cluster_requests(t, embedder), texts, truth_of(rows), draws)
     cells = "  ".join(
         f"{size}: {v['ari']:.2f}/{v['purity']:.2f}/{v['alone']:.2f}" for size, v in table.items()
     )

@@ -202,8 +202,9 @@ def train(model_dir: Path, rows: Sequence[dict[str, Any]], recipe: Recipe) -> _E
     idf = idf_weights(encoder.ids([row["text"] for row in rows]), encoder.tokenizer.vocab_size)
     model = encoder.model
     model.train()
-    for part in [model.embeddings, *model.encoder.layer[: recipe.freeze]] if recipe.freeze else []:
-        part.requires_grad_(False)
+    if recipe.freeze:
+        for part in [model.embeddings, *model.encoder.layer[: recipe.freeze]]:
+            part.requires_grad_(False)
     optimiser = torch.optim.AdamW(
         [p for p in model.parameters() if p.requires_grad], lr=recipe.lr, weight_decay=0.01
     )

@@ -82,9 +82,7 @@ def test_freezing_keeps_the_embeddings_and_the_lowest_layers() -> None:
     after = script.train(source, script.labelled_rows(), recipe).model.state_dict()
     for name, weights in after.items():
         same = bool((weights == before[name]).all())
-        frozen = name.startswith("embeddings.") or name.startswith(
-            ("encoder.layer.0.", "encoder.layer.1.")
-        )
+        frozen = name.startswith(("embeddings.", "encoder.layer.0.", "encoder.layer.1."))
         trained_by_the_loss = name.startswith(("embeddings.", "encoder.layer."))  # no pooler
         if trained_by_the_loss and name.endswith("weight") and "LayerNorm" not in name:
             assert same == frozen, name
