@@ -15,7 +15,7 @@ from mcp import Client
 
 from skillopt_sleep.engine import load_config
 from skillopt_sleep.mcp import build_server
-from skillopt_sleep.mcp.server import _overrides
+from skillopt_sleep.mcp._tools_night import night_overrides
 
 
 def _tools() -> dict[str, Any]:
@@ -31,5 +31,5 @@ def test_max_calls_says_that_zero_is_no_limit(tmp_path: Path) -> None:
     for name in ("run", "dry_run"):
         schema = tools[name].input_schema["properties"]["max_calls"]
         assert "0 means NO limit" in schema["description"], schema
-    config = load_config(tmp_path, _overrides(None, None, None, 0, None))
+    config = load_config(tmp_path, night_overrides(None, None, None, 0, None))
     assert config.budget.max_calls == 0  # what the engine reads as "no limit"
