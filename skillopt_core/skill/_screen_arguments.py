@@ -33,6 +33,7 @@ _ENDS = frozenset("|;&)<>")  # a word that starts with one ends the command
 _TOKEN_RE = re.compile(r"'[^']*'|\"[^\"]*\"|\$\(|[|;&)<>`]")
 _GAP_RE = re.compile(f"{W}*")
 _TICK_RE = re.compile("`")
+_NEWLINE_RE = re.compile("\n")
 _FENCE_RE = re.compile(r"^[^\S\n]*(?P<fence>`{3,}(?!`)|~{3,}(?!~))(?P<rest>[^\n]*)", re.M)
 _NO_TICK, _SUBSTITUTION, _ASIDE = 0, 1, 2  # what an open backtick is
 _SENTENCE_END = (".", ",", "!", "?", ":")  # a word ending so ends a sentence, not a command
@@ -115,6 +116,7 @@ def arguments(text: str, form: str, rx: re.Pattern[str]) -> Iterator[tuple[int, 
     on from there, so the words after the substitution are read too."""
     commands = list(rx.finditer(text))
     ticks = [m.start() for m in _TICK_RE.finditer(text)] if commands else []
+    breaks = [m.start() for m in _NEWLINE_RE.finditer(text)] if ticks else []
     starts, ends = _fences(text) if commands else ([], [])
     suspended: list[_Walk] = []  # readings the next command runs inside, innermost last
     for i, command in enumerate(commands):
@@ -123,7 +125,7 @@ def arguments(text: str, form: str, rx: re.Pattern[str]) -> Iterator[tuple[int, 
             outer = suspended[-1]
             walk = _Walk(form, code=True, fenced=outer.fenced, nested=outer.opens())
         else:
-            walk = _context(text, form, command.start(), ticks, (starts, ends))
+            walk = _context(form, command.start(), (ticks, breaks), (starts, ends))
         stop = yield from _walk(text, walk, command.end(), bound)
         while isinstance(stop, tuple) and suspended:
             walk = suspended.pop()  # the command this one ran inside reads on from its end
@@ -140,15 +142,19 @@ def arguments(text: str, form: str, rx: re.Pattern[str]) -> Iterator[tuple[int, 
 
 
 def _context(
-    text: str, form: str, at: int, ticks: list[int], fences: tuple[list[int], list[int]]
+    form: str, at: int, marks: tuple[list[int], list[int]], fences: tuple[list[int], list[int]]
 ) -> _Walk:
     """The reading of a command at ``at`` that runs inside no other: code in a fenced block, or
-    after an odd number of backticks on its line."""
+    after an odd number of backticks on its line. ``marks``: the offsets of the text's backticks
+    and of its line breaks, found once (a search back to the line's start for every command
+    would be quadratic on a long line of commands)."""
     starts, ends = fences
     block = bisect.bisect_right(starts, at) - 1
     if block >= 0 and at < ends[block]:
         return _Walk(form, code=True, fenced=True)
-    line = text.rfind("\n", 0, at) + 1
+    ticks, breaks = marks
+    row = bisect.bisect_left(breaks, at)
+    line = breaks[row - 1] + 1 if row else 0
     before = bisect.bisect_left(ticks, at) - bisect.bisect_left(ticks, line)
     return _Walk(form, code=before % 2 == 1, fenced=False)
 

@@ -118,8 +118,9 @@ def test_prose_after_a_download_names_no_host(content: str, hosts: set[str]) -> 
         "curl " + "x1 evil.example " * 62_000,
         "curl $u evil.example\n" * 45_000,  # a command a line
         "curl -s '" + "x " * 500_000 + "evil.example",  # a quote never closed
+        "curl `x` " * 120_000,  # one line of commands: its start is not searched for each
     ],
-    ids=["a b c d", "variables", "placeholders", "hosts", "lines", "open quote"],
+    ids=["a b c d", "variables", "placeholders", "hosts", "lines", "open quote", "one line"],
 )
 def test_hostile_arguments_are_read_once(text: str) -> None:
     """Each word is read for one command only: these finish (about 0.5 s each)."""
