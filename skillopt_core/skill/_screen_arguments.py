@@ -82,9 +82,9 @@ class _Walk:
     """Where a command's reading stands. ``code``: its words are code (inline or ``fenced``);
     ``nested``: what opened the substitution it runs in (``(`` for ``$(``, a backtick, or
     nothing); ``after``: ``file`` if the last word was a flag whose value is never a host,
-    ``flag`` for any other flag; ``first``: no argument yet; ``depth`` and ``tick``: the ``$(``
-    and the backtick opened among its words and not closed yet, ``tick_at`` the depth at which
-    that backtick opened."""
+    ``flag`` for any other flag; ``first``: no argument yet; ``named``: a network command has
+    named its host; ``depth`` and ``tick``: the ``$(`` and the backtick opened among its words
+    and not closed yet, ``tick_at`` the depth at which that backtick opened."""
 
     form: str
     code: bool
@@ -92,6 +92,7 @@ class _Walk:
     nested: str = ""
     after: str = ""
     first: bool = True
+    named: bool = False
     depth: int = 0
     tick: int = _NO_TICK
     tick_at: int = 0
@@ -162,9 +163,12 @@ def _context(
 def _walk(text: str, walk: _Walk, pos: int, bound: int) -> _Stop:
     """The hosts among the words from ``pos`` to ``bound``: past any number of flags, each with
     or without a value. A network command (``ssh h uptime``) names its host first, so its words
-    end at the first that is none of these; a download fetches every argument, so its words end
-    only with the command (:func:`_substitutions`, a ``#`` comment) or, outside code (inline
-    or fenced), where prose takes over (:func:`_prose`). A flag's value is never prose
+    end at the first that is none of these, nor a substitution's word (its flags are not the
+    command's), nor a substitution before the host (``ssh $(cat o) h``), which may be a flag's
+    whole value (``ssh -i $(cat k) h``); after the host such a word is the remote command. A
+    download fetches every argument, so its words end only with the command
+    (:func:`_substitutions`, a ``#`` comment) or, outside code (inline or fenced), where prose
+    takes over (:func:`_prose`). A flag's value is never prose
     (``curl -s the evil.example``), nor is a substitution's word. Inline code in a sentence after
     the first argument (``curl localhost `requests.get` style``) is an aside: its words are not
     arguments, but reading goes on after it (``curl x `cat u` evil.example``).
@@ -184,6 +188,10 @@ def _walk(text: str, walk: _Walk, pos: int, bound: int) -> _Stop:
         inside = opened or "$(" in word or "`" in word  # a substitution's words are code
         if aside:
             pass
+        elif opened and walk.form == "net":  # in a substitution: a flag there is not the command's
+            host = written(walk.form, word)
+            if host is not None:
+                yield start, host
         elif walk.after == "file":
             walk.after = ""
         elif word.startswith("-"):
@@ -196,8 +204,9 @@ def _walk(text: str, walk: _Walk, pos: int, bound: int) -> _Stop:
         elif walk.form == "net":
             host = written(walk.form, word)
             if host is not None:
+                walk.named = True
                 yield start, host
-            elif walk.after != "flag":
+            elif walk.after != "flag" and (walk.named or not inside):
                 return start, pos  # neither a host nor a flag's value: the words have ended
             walk.after = ""
         else:
