@@ -56,6 +56,9 @@ class Recipe:
     leave_out: str = ""  # one of those sets not to train on (``t3``: scored on it instead)
     masked: bool = False  # train on the text the miner compares (``compared_text``), not the raw
     freeze: int = 0  # the embeddings and this many lowest layers stay as they were
+    calibrate: float = 0.0  # weight of the threshold hinge (``threshold_hinge``); 0: InfoNCE alone
+    threshold: float = 0.50  # the operating point the hinge pushes pairs away from
+    margin: float = 0.05
 
 
 def labelled_rows(path: Path = SET_A) -> list[dict[str, Any]]:
@@ -158,6 +161,21 @@ def blended(a: tuple[Any, Any, Any], b: tuple[Any, Any, Any]) -> Any:
     return (f1 + (pooled_a @ pooled_b.T).clamp(0.0, 1.0)) / 2.0
 
 
+def threshold_hinge(sims: Any, positives: int, threshold: float, margin: float) -> Any:
+    """How far the batch's pairs sit on the wrong side of the miner's fixed threshold: the
+    mean shortfall of the same-family pairs (the diagonal of the first ``positives`` columns)
+    below ``threshold + margin`` plus the mean excess of every other pair above ``threshold -
+    margin``. InfoNCE only ranks a request's partner above the batch's others; the miner cuts
+    every pair at one absolute threshold, so this term asks for a calibrated score."""
+    import torch
+
+    same = torch.zeros_like(sims, dtype=torch.bool)
+    same[torch.arange(positives), torch.arange(positives)] = True
+    short = torch.relu(threshold + margin - sims[same]).mean()
+    excess = torch.relu(sims[~same] - (threshold - margin)).mean()
+    return short + excess
+
+
 class _Encoder:
     """The model and its tokenizer, giving the token views ``blended`` compares."""
 
@@ -218,10 +236,14 @@ def train(model_dir: Path, rows: Sequence[dict[str, Any]], recipe: Recipe) -> _E
         negatives = random.sample(one_offs, min(len(one_offs), recipe.families // 2))
         anchors = encoder.views([a for a, _ in pairs], idf)
         others = encoder.views([b for _, b in pairs] + negatives, idf)
-        logits = blended(anchors, others) / recipe.tau
+        sims = blended(anchors, others)
+        logits = sims / recipe.tau
         target = torch.arange(len(pairs))
         loss = torch.nn.functional.cross_entropy(logits, target)
         loss = loss + torch.nn.functional.cross_entropy(logits[:, : len(pairs)].T, target)
+        if recipe.calibrate:
+            hinge = threshold_hinge(sims, len(pairs), recipe.threshold, recipe.margin)
+            loss = loss + recipe.calibrate * hinge
         optimiser.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)

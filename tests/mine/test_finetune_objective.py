@@ -86,3 +86,15 @@ def test_freezing_keeps_the_embeddings_and_the_lowest_layers() -> None:
         trained_by_the_loss = name.startswith(("embeddings.", "encoder.layer."))  # no pooler
         if trained_by_the_loss and name.endswith("weight") and "LayerNorm" not in name:
             assert same == frozen, name
+
+
+def test_the_threshold_hinge_counts_only_pairs_on_the_wrong_side() -> None:
+    """``--calibrate`` (an experiment of bench_mine.py --crossfit --recipe): same-family pairs
+    (the diagonal) below threshold + margin and other pairs above threshold - margin cost, each
+    by how far they are over; pairs on the right side cost nothing."""
+    torch = pytest.importorskip("torch", reason="the embeddings extra (torch) is not installed")
+    apart = torch.tensor([[0.9, 0.1, 0.2], [0.3, 0.8, 0.4]])  # two pairs and a one-off column
+    assert script.threshold_hinge(apart, 2, threshold=0.5, margin=0.05).item() == 0.0
+    close = torch.tensor([[0.5, 0.1, 0.2], [0.6, 0.8, 0.4]])
+    cost = script.threshold_hinge(close, 2, threshold=0.5, margin=0.05).item()
+    assert cost == pytest.approx(0.05 / 2 + 0.15 / 4)
