@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 
 from skillopt_core.skill._screen_names import LOOPBACK_HOSTS, written
@@ -107,18 +107,45 @@ class _Walk:
 _Stop = Generator[tuple[int, str], None, tuple[int, int] | bool]
 
 
-def arguments(text: str, form: str, rx: re.Pattern[str]) -> Iterator[tuple[int, str]]:
-    """``(offset, as written)`` of each host a command matched by ``rx`` is given as an argument.
-    A command's words are read up to where the next command starts, so each word is read once.
-    A command is code in a fenced block, or after an odd number of backticks on its line.
+@dataclass(frozen=True)
+class Layout:
+    """Where a text's backticks, line breaks and fenced code blocks are: found once per text
+    (:func:`layout`) for every command of every form read in it, never searched again per
+    command (a search back to the line's start for each would be quadratic on a long line)."""
+
+    ticks: list[int]
+    breaks: list[int]
+    fence_starts: list[int]
+    fence_ends: list[int]
+
+    def context(self, form: str, at: int) -> _Walk:
+        """The reading of a command at ``at`` that runs inside no other: code in a fenced block,
+        or after an odd number of backticks on its line."""
+        block = bisect.bisect_right(self.fence_starts, at) - 1
+        if block >= 0 and at < self.fence_ends[block]:
+            return _Walk(form, code=True, fenced=True)
+        row = bisect.bisect_left(self.breaks, at)
+        line = self.breaks[row - 1] + 1 if row else 0
+        before = bisect.bisect_left(self.ticks, at) - bisect.bisect_left(self.ticks, line)
+        return _Walk(form, code=before % 2 == 1, fenced=False)
+
+
+def layout(text: str) -> Layout:
+    ticks = [m.start() for m in _TICK_RE.finditer(text)]
+    breaks = [m.start() for m in _NEWLINE_RE.finditer(text)] if ticks else []
+    return Layout(ticks, breaks, *_fences(text))
+
+
+def arguments(
+    text: str, form: str, commands: Sequence[re.Match[str]], where: Layout
+) -> Iterator[tuple[int, str]]:
+    """``(offset, as written)`` of each host one of ``commands`` (of ``form``, found in
+    ``text``, in order) is given as an argument. A command's words are read up to where the next
+    command starts, so each word is read once.
 
     A command that starts in a ``$(`` or backtick the one before left open runs inside it
     (``curl $(curl -s h) evil.example``): when it ends, the reading of the one it runs in goes
     on from there, so the words after the substitution are read too."""
-    commands = list(rx.finditer(text))
-    ticks = [m.start() for m in _TICK_RE.finditer(text)] if commands else []
-    breaks = [m.start() for m in _NEWLINE_RE.finditer(text)] if ticks else []
-    starts, ends = _fences(text) if commands else ([], [])
     suspended: list[_Walk] = []  # readings the next command runs inside, innermost last
     for i, command in enumerate(commands):
         bound = commands[i + 1].start() if i + 1 < len(commands) else len(text)
@@ -126,7 +153,7 @@ def arguments(text: str, form: str, rx: re.Pattern[str]) -> Iterator[tuple[int, 
             outer = suspended[-1]
             walk = _Walk(form, code=True, fenced=outer.fenced, nested=outer.opens())
         else:
-            walk = _context(form, command.start(), (ticks, breaks), (starts, ends))
+            walk = where.context(form, command.start())
         stop = yield from _walk(text, walk, command.end(), bound)
         while isinstance(stop, tuple) and suspended:
             walk = suspended.pop()  # the command this one ran inside reads on from its end
@@ -140,24 +167,6 @@ def arguments(text: str, form: str, rx: re.Pattern[str]) -> Iterator[tuple[int, 
             suspended.clear()
         elif stop is True and walk.opens():
             suspended.append(walk)
-
-
-def _context(
-    form: str, at: int, marks: tuple[list[int], list[int]], fences: tuple[list[int], list[int]]
-) -> _Walk:
-    """The reading of a command at ``at`` that runs inside no other: code in a fenced block, or
-    after an odd number of backticks on its line. ``marks``: the offsets of the text's backticks
-    and of its line breaks, found once (a search back to the line's start for every command
-    would be quadratic on a long line of commands)."""
-    starts, ends = fences
-    block = bisect.bisect_right(starts, at) - 1
-    if block >= 0 and at < ends[block]:
-        return _Walk(form, code=True, fenced=True)
-    ticks, breaks = marks
-    row = bisect.bisect_left(breaks, at)
-    line = breaks[row - 1] + 1 if row else 0
-    before = bisect.bisect_left(ticks, at) - bisect.bisect_left(ticks, line)
-    return _Walk(form, code=before % 2 == 1, fenced=False)
 
 
 def _walk(text: str, walk: _Walk, pos: int, bound: int) -> _Stop:

@@ -19,7 +19,7 @@ import bisect
 import re
 from collections.abc import Iterable, Iterator
 
-from skillopt_core.skill._screen_arguments import arguments
+from skillopt_core.skill._screen_arguments import arguments, layout
 from skillopt_core.skill._screen_names import LOOPBACK_HOSTS, clean, host_of, is_loopback
 from skillopt_core.skill._screen_read import FETCHES, INTERPRETERS, Reading, W, lead, read
 
@@ -83,7 +83,14 @@ def host_offsets(raw: str) -> Iterator[tuple[Reading, int, str]]:
         text = _IDEOGRAPHIC_DOT_RE.sub(".", text)
     seen: dict[tuple[str, str], str | None] = {}  # (form, as written) -> host, or None: not one
     found = [(form, m.start(), m["host"]) for form, rx in _FORMS for m in rx.finditer(text)]
-    found += [(form, at, host) for form, rx in _WALKED for at, host in arguments(text, form, rx)]
+    walked = [(form, list(rx.finditer(text))) for form, rx in _WALKED]
+    if any(commands for _, commands in walked):
+        where = layout(text)  # once for both forms
+        found += [
+            (form, at, host)
+            for form, commands in walked
+            for at, host in arguments(text, form, commands, where)
+        ]
     found += [("bare", offset, host) for offset, host in _path_hosts(reading, text)]
     for form, offset, written in found:
         key = (form, written)
