@@ -14,15 +14,16 @@ from skillopt_sleep.mcp.jobs import Jobs
 from skillopt_sleep.mcp.workspace import resolve_project, root_paths
 
 
-@dataclass(frozen=True)
+@dataclass
 class ToolContext:
     """``default_project``: the project of a call that names none when the client declares no
-    root; ``tools``: the tools registered so far, in the order clients list them."""
+    root; ``tools``: the tools registered so far, in the order clients list them; the project
+    of the last call, for the resources."""
 
     default_project: Path | None
     jobs: Jobs
     tools: list[Tool] = field(default_factory=list)
-    _seen: dict[str, Path] = field(default_factory=dict, init=False, repr=False)
+    _last: Path | None = field(default=None, init=False, repr=False)
 
     def tool(self, annotations: ToolAnnotations) -> Callable[[F], F]:
         """Register ``fn`` with its docstring as one-line description, engine errors mapped and
@@ -42,13 +43,13 @@ class ToolContext:
         """The call's ``project``, else the client's first root, else the server's --project."""
         paths = root_paths(roots) if roots else ()
         path = resolve_project(project, paths, self.default_project)
-        self._seen["last"] = path
+        self._last = path
         return path
 
     def resource_project(self) -> Path:
         """The resources' project (they carry no arguments): the server's, else the last call's."""
         if self.default_project is not None:
             return self.default_project
-        if "last" in self._seen:
-            return self._seen["last"]
+        if self._last is not None:
+            return self._last
         return resolve_project(None)
