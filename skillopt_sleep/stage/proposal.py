@@ -212,17 +212,46 @@ def stage(
 
 
 def load_manifest(directory: Path) -> dict[str, Any]:
-    manifest = read_json(directory / "manifest.json")
-    if not isinstance(manifest, dict) or "files" not in manifest:
+    """The proposal's manifest, its shape checked once here: every reader indexes its files'
+    ``live_path``, so a manifest edited into another shape (``"files": [1]``) is
+    damaged like one that is not JSON, not a TypeError deep in ``status``."""
+    path = directory / "manifest.json"
+    manifest = read_json(path)
+    if manifest is None:
         raise StorageError(f"{directory} holds no valid proposal manifest")
+    wrong = _manifest_shape_error(manifest)
+    if wrong:
+        raise StorageError(
+            f"{path} is damaged: {wrong}", hint=f"move {directory} aside; nothing else uses it"
+        )
     return manifest
+
+
+def _manifest_shape_error(manifest: dict[str, Any]) -> str:
+    """What is wrong with the shape of a manifest's JSON object ("" when nothing is)."""
+    files = manifest.get("files")
+    if not isinstance(files, list):
+        return "its files are not a list"
+    for index, entry in enumerate(files):
+        if not isinstance(entry, dict):
+            return f"file {index} is not an object"
+        if not isinstance(entry.get("live_path"), str) or not entry["live_path"]:
+            return f"file {index} has no live_path"
+        if not isinstance(entry.get("staged", ""), str):
+            return f"file {index} has a staged name that is not a string"
+        if not isinstance(entry.get("accepted_edits", 0), int):
+            return f"file {index} has a non-integer accepted_edits"
+    for key in ("state", "created_at", "night_id"):
+        if key in manifest and not isinstance(manifest[key], str):
+            return f"its {key} is not a string"
+    return ""
 
 
 def staged_bytes(directory: Path, entry: dict[str, Any]) -> bytes:
     """The proposed content of one file of the proposal in ``directory``; a staged file that
     is missing or unreadable is a StorageError naming the way out (an adopt must not find that
     out half way through its writes)."""
-    path = directory / str(entry["staged"])
+    path = directory / str(entry.get("staged") or "(no staged file named)")
     try:
         return path.read_bytes()
     except OSError as exc:
