@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from skillopt_core.errors import StorageError, UsageError
 from skillopt_sleep.engine.state import (
@@ -224,7 +224,7 @@ def load_manifest(directory: Path) -> dict[str, Any]:
         raise StorageError(
             f"{path} is damaged: {wrong}", hint=f"move {directory} aside; nothing else uses it"
         )
-    return manifest
+    return cast("dict[str, Any]", manifest)
 
 
 def _manifest_shape_error(manifest: dict[str, Any]) -> str:
