@@ -8,10 +8,10 @@ from pathlib import Path
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import ListRootsResult, ToolAnnotations
 
-from skillopt_sleep.mcp._errors import F, engine_errors
+from skillopt_sleep.mcp._errors import F, engine_errors, for_model
 from skillopt_sleep.mcp._sdk import known_arguments_only
-from skillopt_sleep.mcp.jobs import Jobs
-from skillopt_sleep.mcp.workspace import resolve_project, root_paths
+from skillopt_sleep.mcp.jobs import Jobs, JobView
+from skillopt_sleep.mcp.workspace import check_job_inside, resolve_project, root_paths, workspace
 
 
 @dataclass
@@ -26,18 +26,25 @@ class ToolContext:
     _last: Path | None = field(default=None, init=False, repr=False)
 
     def tool(self, annotations: ToolAnnotations) -> Callable[[F], F]:
-        """Register ``fn`` with its docstring as one-line description, engine errors mapped and
-        unknown arguments refused."""
+        """Register ``fn`` with its docstring as one-line description, engine errors mapped (and
+        told for the model) and unknown arguments refused."""
 
         def register(fn: F) -> F:
             description = " ".join((fn.__doc__ or "").split())
             made = Tool.from_function(
-                engine_errors(fn), description=description, annotations=annotations
+                engine_errors(fn, told=self.told),
+                description=description,
+                annotations=annotations,
             )
             self.tools.append(known_arguments_only(made))
             return fn
 
         return register
+
+    def told(self, text: str) -> str:
+        """``text`` with the commands no tool does said to be the user's (:func:`for_model`)."""
+        arguments = {t.name: set(t.parameters.get("properties") or ()) for t in self.tools}
+        return for_model(text, arguments)
 
     def project_of(self, project: str | None, roots: ListRootsResult | None) -> Path:
         """The call's ``project``, else the client's first root, else the server's --project."""
@@ -46,10 +53,18 @@ class ToolContext:
         self._last = path
         return path
 
-    def resource_project(self) -> Path:
-        """The resources' project (they carry no arguments): the server's, else the last call's."""
-        if self.default_project is not None:
-            return self.default_project
-        if self._last is not None:
+    def job_in_workspace(self, job: JobView, roots: ListRootsResult | None) -> JobView:
+        """``job``, refused when its project lies outside the declared workspace: a job id is
+        chosen by a model, as a ``project`` argument is, and is bounded the same way."""
+        paths = root_paths(roots) if roots else ()
+        check_job_inside(job.id, Path(job.project), paths, self.default_project)
+        return job
+
+    def resource_project(self, roots: ListRootsResult | None) -> Path:
+        """The resources' project (they carry no arguments): a tool call's without ``project``
+        (the client's root, the server's --project or $SKILLOPT_SLEEP_PROJECT); where none of
+        these is declared, the last call's."""
+        paths = root_paths(roots) if roots else ()
+        if self._last is not None and not workspace(paths, self.default_project):
             return self._last
-        return resolve_project(None)
+        return resolve_project(None, paths, self.default_project)

@@ -4,6 +4,7 @@ and return at once; ``night_status`` and ``cancel_night`` find it again by job i
 No ``from __future__ import annotations``: the SDK reads the tools' annotations for the schemas.
 """
 
+from dataclasses import replace
 from typing import Any
 
 from mcp.server.mcpserver.exceptions import ToolError
@@ -95,24 +96,30 @@ def register(ctx: ToolContext) -> None:
         return start(roots, project, False, overrides)
 
     def job_of(job_id: str | None, project: str | None, roots: ListRootsResult | None) -> str:
-        """The job named, else the project's latest."""
+        """The job named (refused when its project is outside the workspace), else the
+        project's latest."""
         if job_id:
-            return job_id
+            return ctx.job_in_workspace(ctx.jobs.get(job_id), roots).id
         root = ctx.project_of(project, roots)
         latest = ctx.jobs.latest(root)
         if latest is None:
             raise ToolError(f"no night was started over MCP for {root}; call run first")
         return latest.id
 
+    def told(job: JobView) -> JobView:
+        """``job`` with its error and its night's message told for the model."""
+        report = job.report and replace(job.report, message=ctx.told(job.report.message))
+        return replace(job, error=ctx.told(job.error), report=report)
+
     @ctx.tool(READ_ONLY)
     def night_status(roots: Roots, job_id: JobId = None, project: Project = None) -> JobView:
         """Progress of a background night (default: the latest one of the project), from any
         session: a night goes on when the session that started it ends."""
-        return ctx.jobs.get(job_of(job_id, project, roots))
+        return told(ctx.jobs.get(job_of(job_id, project, roots)))
 
     @ctx.tool(STOPS)
     def cancel_night(roots: Roots, job_id: JobId = None, project: Project = None) -> JobView:
         """Stop a running night (default: the project's latest). Live files are never touched
         and nothing is staged; a night already staging its proposal finishes instead. Poll
         `night_status` until it has ended."""
-        return ctx.jobs.cancel(job_of(job_id, project, roots))
+        return told(ctx.jobs.cancel(job_of(job_id, project, roots)))

@@ -4,10 +4,27 @@ read and the task families it would mine from them. Read-only; nothing is replay
 No ``from __future__ import annotations``: the SDK reads the tools' annotations for the schemas.
 """
 
+from pathlib import Path
+
 from skillopt_sleep.engine.records import Status
 from skillopt_sleep.mcp._context import ToolContext
-from skillopt_sleep.mcp.arguments import READ_ONLY, FamilyLimit, Project, Roots, Since, Sources
+from skillopt_sleep.mcp.arguments import (
+    READ_ONLY,
+    FamilyLimit,
+    HarvestSince,
+    Project,
+    Roots,
+    Sources,
+)
 from skillopt_sleep.mcp.views import FamilyPreview, HarvestView, MineView
+
+
+def _index(root: Path) -> str | None:
+    """The project's harvest index (None), or a throw-away one in memory while it has none: a
+    preview, read-only, never creates a project's state (an empty index reads the same)."""
+    from skillopt_sleep.engine import ProjectState
+
+    return None if ProjectState(root).index_path.exists() else ":memory:"
 
 
 def register(ctx: ToolContext) -> None:
@@ -26,13 +43,13 @@ def register(ctx: ToolContext) -> None:
         roots: Roots,
         project: Project = None,
         sources: Sources = None,
-        since: Since = None,
+        since: HarvestSince = None,
     ) -> HarvestView:
         """Preview the new sessions a night would read, per harness (the index is not advanced)."""
         from skillopt_sleep.engine import preview_sessions
 
         root = ctx.project_of(project, roots)
-        result = preview_sessions(root, sources=sources, since=since)
+        result = preview_sessions(root, sources=sources, since=since, index_dir=_index(root))
         per_harness = {
             name: {
                 "sessions": s.sessions,
@@ -53,7 +70,7 @@ def register(ctx: ToolContext) -> None:
         from skillopt_sleep.engine import preview_families
 
         root = ctx.project_of(project, roots)
-        mined = preview_families(root, sources=sources)
+        mined = preview_families(root, sources=sources, index_dir=_index(root))
         largest = sorted(mined.families, key=lambda f: -f.size)
         families = tuple(FamilyPreview.of(f) for f in largest[:limit])
         sessions = int(mined.stats.get("sessions", 0))

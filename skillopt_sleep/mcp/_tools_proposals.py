@@ -4,7 +4,7 @@ the user's decisions on a proposal (``adopt``, ``reject``, ``rollback``).
 No ``from __future__ import annotations``: the SDK reads the tools' annotations for the schemas.
 """
 
-from typing import Literal
+from dataclasses import replace
 
 from skillopt_sleep.engine.records import AdoptResult
 from skillopt_sleep.mcp._context import ToolContext
@@ -15,6 +15,7 @@ from skillopt_sleep.mcp.arguments import (
     Project,
     ProposalId,
     ProposalLimit,
+    ReportFormat,
     Roots,
 )
 from skillopt_sleep.mcp.views import ProposalsView, RefusedBy, RefusedLimit, RefusedView, ReportView
@@ -55,7 +56,7 @@ def register(ctx: ToolContext) -> None:
         roots: Roots,
         project: Project = None,
         proposal: ProposalId = None,
-        format: Literal["md", "json"] = "md",
+        format: ReportFormat = "md",
     ) -> ReportView:
         """A staged proposal's report: what changed, the held-out scores, accepted and rejected
         edits, as staged. Without a proposal id it is the latest proposal, which may be an
@@ -65,7 +66,8 @@ def register(ctx: ToolContext) -> None:
         first. A JSON report too big for a tool result gives only its note and `path`."""
         from skillopt_sleep.engine import read_report
 
-        return ReportView.of(read_report(ctx.project_of(project, roots), proposal, format))
+        shown = ReportView.of(read_report(ctx.project_of(project, roots), proposal, format))
+        return replace(shown, note=ctx.told(shown.note), text=ctx.told(shown.text))
 
     @ctx.tool(CHANGES_LIVE)
     def adopt(roots: Roots, project: Project = None, proposal: ProposalId = None) -> AdoptResult:

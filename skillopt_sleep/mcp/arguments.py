@@ -11,6 +11,7 @@ from mcp.types import ListRootsResult, ToolAnnotations
 from pydantic import Field
 
 from skillopt_sleep.mcp._sdk import ask_roots
+from skillopt_sleep.mcp.views import REPORT_JSON_CHARS
 
 
 def _source_names() -> tuple[str, ...]:
@@ -52,8 +53,18 @@ Since = Annotated[
     str | None,
     Field(
         max_length=32,
-        description="Only sessions active in this window, such as 7d or 12h (default: what is "
-        "new since the last night; a first night reads back night.since).",
+        description="How far back before the first night the nights read sessions, such as 30d "
+        "or 12h (default: night.since in the config, 30d). It does not replace the 'new since "
+        "the last night' filter: a later night still reads only what is new since the last, and "
+        "a longer window than before reaches further back once.",
+    ),
+]
+HarvestSince = Annotated[
+    str | None,
+    Field(
+        max_length=32,
+        description="Only sessions active in this window, such as 7d or 12h, among those new "
+        "since the last night (default: every new session, however old).",
     ),
 ]
 MaxCalls = Annotated[
@@ -69,6 +80,14 @@ ProposalLimit = Annotated[
     int, Field(ge=1, le=200, description="Most proposals listed, the newest.")
 ]
 FamilyLimit = Annotated[int, Field(ge=1, le=200, description="Most families listed, the largest.")]
+ReportFormat = Annotated[
+    Literal["md", "json"],
+    Field(
+        description="md: the report as Markdown, bounded in size (default); json: every record, "
+        f"up to {REPORT_JSON_CHARS:,} characters (a bigger one gives its note and the path to "
+        "read instead).",
+    ),
+]
 JobId = Annotated[str | None, Field(description="Job id from run / dry_run.")]
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)

@@ -7,12 +7,14 @@
         night.log     the night process's output (tracebacks, if it ever had one)
         .lock         held by the night for its whole life
         cancelled     written by cancel_night before it signals the night
+    <project state>/jobs/.lock   held while a server starts a night there (:func:`starting`)
 
 The lock, not the pid, says whether a night still runs: the OS drops it however the process
 ends, and a recycled pid holds no lock. A job file that says running while its lock is free is
 a night that ended without finishing (killed, the machine restarted); it reads as failed, saying
 what to do, or as cancelled when a cancel was asked (a night signalled before its process could
-defer the signal dies of it). Ids carry the start time (to the microsecond, so they sort in
+defer the signal dies of it: it finished when the cancel was asked, and its pid is the one its
+server wrote in the lock, the night having had no time to record its own). Ids carry the start time (to the microsecond, so they sort in
 the order the jobs started) and random digits, and are created exclusively, so they stay unique
 across server restarts. Everything here is private like the rest of the state.
 """
@@ -24,16 +26,23 @@ import re
 import secrets
 import shutil
 import sys
+import time
 import traceback
-from collections.abc import Callable, Mapping
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-from skillopt_core.errors import EXIT_ERROR, SkillOptError, StorageError, exit_code_for
+from skillopt_core.errors import (
+    EXIT_ERROR,
+    BusyError,
+    SkillOptError,
+    StorageError,
+    exit_code_for,
+)
 from skillopt_core.lock import holder
 from skillopt_sleep.engine.records import HeldOut, NightReport, Usage
 from skillopt_sleep.engine.state import (
@@ -51,6 +60,7 @@ Progress = Callable[[str, int, int], None]  # = engine.night.Progress, without l
 
 JOB_FILE, REQUEST_FILE, LOG_FILE, LOCK_FILE = "job.json", "request.json", "night.log", ".lock"
 CANCEL_FILE = "cancelled"
+START_WAIT_S = 30.0  # most a start waits for another server's start of the project to end
 KEEP_JOBS = 30  # finished job folders kept per project (a night's report stays in its history)
 _JOB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 
@@ -160,18 +170,52 @@ def hold_lock(directory: Path) -> int:
     """Take the job's lock and return its descriptor: whoever holds it open is the night."""
     fd = os.open(directory / LOCK_FILE, os.O_RDWR | os.O_CREAT, PRIVATE_FILE_MODE)
     try:
-        if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-            import msvcrt
-
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-        else:
-            import fcntl
-
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        _lock(fd)
     except OSError:
         os.close(fd)
         raise
     return fd
+
+
+def _lock(fd: int) -> None:
+    """Lock ``fd`` at once, or OSError."""
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        import msvcrt
+
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+    else:
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+@contextmanager
+def starting(project: Path) -> Iterator[None]:
+    """Held while a server checks that no night of ``project`` runs and creates its job, so that
+    two servers starting one at once cannot both pass the check: the second waits (a start
+    takes milliseconds) and then finds the first's job running."""
+    root = make_private_dir(jobs_root(project))
+    try:
+        fd = os.open(root / LOCK_FILE, os.O_RDWR | os.O_CREAT, PRIVATE_FILE_MODE)
+    except OSError as exc:
+        raise storage_error("use", root / LOCK_FILE, exc) from None
+    try:
+        give_up = time.monotonic() + START_WAIT_S
+        while True:
+            try:
+                _lock(fd)
+                break
+            except OSError:
+                if time.monotonic() >= give_up:
+                    raise BusyError(
+                        f"another server has been starting a night for {project} for "
+                        f"{START_WAIT_S:.0f} s",
+                        hint="call night_status for the project, then start the night again",
+                    ) from None
+                time.sleep(0.01)
+        yield
+    finally:
+        os.close(fd)
 
 
 def lock_holder(directory: Path) -> str | None:
@@ -220,15 +264,40 @@ def read_view(directory: Path) -> JobView:
     except ValidationError:
         raise StorageError(f"{path} is damaged", hint=f"move {directory} aside") from None
     if view.state == "running" and lock_holder(directory) is None:
-        if (directory / CANCEL_FILE).exists():
+        pid = view.pid or (recorded_pid(directory) if view.log else 0)
+        try:
+            asked: float | None = (directory / CANCEL_FILE).stat().st_mtime
+        except OSError:
+            asked = None
+        if asked is not None:  # it died of the cancel, as soon as it was asked
             cancel = KeyboardInterrupt()
             return replace(
-                view, state="failed", error=error_text(cancel), exit_code=exit_code_for(cancel)
+                view,
+                state="failed",
+                finished_at=datetime.fromtimestamp(asked, timezone.utc).isoformat(),
+                error=error_text(cancel),
+                exit_code=exit_code_for(cancel),
+                pid=pid,
             )
         return replace(
-            view, state="failed", error=ended_without_finishing(view.log), exit_code=EXIT_ERROR
+            view,
+            state="failed",
+            error=ended_without_finishing(view.log),
+            exit_code=EXIT_ERROR,
+            pid=pid,
         )
     return view
+
+
+def recorded_pid(directory: Path) -> int:
+    """The night process's pid as its server wrote it in the job's lock, which keeps it after
+    the process has ended (a night that died before it recorded its own pid); 0 for none."""
+    try:
+        with open(directory / LOCK_FILE, "rb") as lock:
+            first = lock.read(64).decode("ascii", "replace").partition("\n")[0].strip()
+    except OSError:
+        return 0
+    return int(first) if first.isdigit() else 0
 
 
 def ask_cancel(directory: Path) -> None:

@@ -6,9 +6,11 @@ and the night must not die with the server (the client session ends, the harness
 session, stdin from /dev/null, output to the job's log) that records its progress and outcome in
 a job file (:mod:`.jobfile`), so ``night_status`` reads it from any server process, and
 ``cancel_night`` stops it with SIGTERM to its process group. One night per project: a job that
-still runs refuses a second here, and so does a night (or adopt) that holds the engine's project
-lock, started elsewhere (the CLI, the scheduler); should one take the lock after that check, the
-lock still decides (the second night fails with BusyError, recorded as the job's error).
+still runs refuses a second here, whichever server started it (two servers' starts of a
+project take turns, :func:`.jobfile.starting`, so both cannot pass the check), and so does a
+night (or adopt) that holds the engine's project lock, started elsewhere (the CLI, the
+scheduler); should one take the lock after that check, the lock still decides (the second night
+fails with BusyError, recorded as the job's error).
 
 With an injected ``runner`` (tests), or on Windows (no fork-and-inherit of the job's lock), the
 night runs in a thread of the server instead, recorded in the same job file.
@@ -61,7 +63,7 @@ class Jobs:
         # a bad setting fails the call itself; the arguments were chosen by a model, so they may
         # narrow the night (fewer calls, no adopt) but never widen it (load_config refuses)
         config = load_config(project, chosen_by_model=dict(overrides))
-        with self._lock:
+        with self._lock, jobfile.starting(project):  # another server's start too
             self._reap()
             running = jobfile.running_jobs(project)
             if running:

@@ -2,8 +2,10 @@
 
 Harness clients start MCP servers wherever they like (often the server's install directory), so
 the server's own working directory is never a default. Order: the ``project`` argument; the
-first ``file://`` root the client declares (MCP roots); ``$SKILLOPT_SLEEP_PROJECT`` (set by a
-client config that knows the workspace, e.g. VS Code's ``${workspaceFolder}``); else a clear error.
+first ``file://`` root the client declares (MCP roots); the server's ``--project``;
+``$SKILLOPT_SLEEP_PROJECT`` (set by a client config that knows the workspace, e.g. VS Code's
+``${workspaceFolder}``); else a clear error. What a model names (a project, a job) must lie in
+that declared workspace.
 """
 
 from __future__ import annotations
@@ -34,22 +36,41 @@ def root_paths(roots: Any) -> list[Path]:
     return found
 
 
+def workspace(roots: Sequence[Path] = (), default: Path | None = None) -> list[Path]:
+    """The folders the user's side declared: the client's roots, else the server's
+    ``--project``, else ``$SKILLOPT_SLEEP_PROJECT``. A relative ``$SKILLOPT_SLEEP_PROJECT`` is
+    refused, never resolved against the server's working directory, which the harness chose."""
+    if roots:
+        return list(roots)
+    if default is not None:
+        return [default]
+    value = os.environ.get(PROJECT_ENV)
+    if not value:
+        return []
+    env = Path(value).expanduser()
+    if not env.is_absolute():
+        raise UsageError(
+            f"{PROJECT_ENV} must be an absolute path, got {_shown(env)}",
+            hint=f"set {PROJECT_ENV} in the server's env to the repository's absolute path",
+        )
+    return [env]
+
+
 def resolve_project(
     project: str | None, roots: Sequence[Path] = (), default: Path | None = None
 ) -> Path:
     """The project directory for one call, or UsageError saying how to name one.
 
     The ``project`` argument is chosen by a model, which a prompt can steer: when the user's
-    side declared the workspace (the client's roots, else the server's ``--project`` or
-    ``$SKILLOPT_SLEEP_PROJECT``) it must be inside it, and it is never a folder that holds the
-    user's home (``/``, ``/home``, ``~``), whose nights would read every project's sessions."""
-    env = Path(os.environ[PROJECT_ENV]).expanduser() if os.environ.get(PROJECT_ENV) else None
-    workspace = list(roots) or [p for p in (default, env) if p is not None][:1]
+    side declared the workspace (:func:`workspace`) it must be inside it, and it is never a
+    folder that holds the user's home (``/``, ``/home``, ``~``), whose nights would read every
+    project's sessions."""
+    bounds = workspace(roots, default)
     chosen: Path | None = None
     if project:
         chosen = Path(project).expanduser()
-    elif workspace:
-        chosen = workspace[0]
+    elif bounds:
+        chosen = bounds[0]
     if chosen is None:
         raise UsageError(
             "no project: the client declared no workspace root and no project was given",
@@ -61,23 +82,40 @@ def resolve_project(
         raise UsageError(f"project {_shown(chosen)} is not a directory")
     resolved = chosen.resolve()
     if project:
-        _check_bounds(resolved, workspace)
+        _check_home(resolved)
+        _check_inside(resolved, bounds, f"project {_shown(resolved)} is")
     return resolved
+
+
+def check_job_inside(
+    job_id: str, project: Path, roots: Sequence[Path] = (), default: Path | None = None
+) -> None:
+    """Refuse a job (named by an id a model chose) of a project outside the declared workspace,
+    as a ``project`` argument there is refused; the error does not name that project."""
+    try:
+        resolved = project.resolve()
+    except (OSError, ValueError):
+        resolved = project
+    _check_inside(resolved, workspace(roots, default), f"job {job_id!r} is of a project")
 
 
 def _within(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def _check_bounds(resolved: Path, workspace: Sequence[Path]) -> None:
-    """Refuse a ``project`` argument outside the declared workspace or holding the home."""
-    home = Path.home().resolve()
-    if _within(home, resolved):
+def _check_home(resolved: Path) -> None:
+    """Refuse a ``project`` argument that holds the home folder."""
+    if _within(Path.home().resolve(), resolved):
         raise UsageError(
             f"project {_shown(resolved)} holds your home folder: a night there would read the "
             "sessions of every project",
             hint="pass the repository's own folder",
         )
+
+
+def _check_inside(resolved: Path, workspace: Sequence[Path], what: str) -> None:
+    """Refuse ``resolved`` outside the declared workspace (none declared: nothing to refuse);
+    ``what`` begins the error."""
     folders = []
     for folder in workspace:
         try:
@@ -87,7 +125,7 @@ def _check_bounds(resolved: Path, workspace: Sequence[Path]) -> None:
     if folders and not any(_within(resolved, f) for f in folders):
         shown = ", ".join(_shown(f) for f in folders[:3])
         raise UsageError(
-            f"project {_shown(resolved)} is outside the workspace ({shown})",
+            f"{what} outside the workspace ({shown})",
             hint="work on the workspace's project, or run `skillopt-sleep` yourself for another",
         )
 
