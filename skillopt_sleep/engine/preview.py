@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +27,7 @@ def preview_sessions(
     config: SleepConfig | None = None,
     *,
     sources: list[str] | None = None,
-    since: str | None = None,
+    since: str | timedelta | None = None,
     index_dir: PathLike | None = None,
     progress: Progress | None = None,
 ) -> HarvestResult:
@@ -51,7 +52,7 @@ def preview_families(
     config: SleepConfig | None = None,
     *,
     sources: list[str] | None = None,
-    since: str | None = None,
+    since: str | timedelta | None = None,
     index_dir: PathLike | None = None,
     mine_config: MineConfig | None = None,
     archive_path: PathLike | None = None,

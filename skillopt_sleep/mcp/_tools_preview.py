@@ -4,6 +4,7 @@ read and the task families it would mine from them. Read-only; nothing is replay
 No ``from __future__ import annotations``: the SDK reads the tools' annotations for the schemas.
 """
 
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from skillopt_sleep.engine.records import Status
@@ -25,6 +26,15 @@ def _index(root: Path) -> str | None:
     from skillopt_sleep.engine import ProjectState
 
     return None if ProjectState(root).index_path.exists() else ":memory:"
+
+
+def _night_window(root: Path) -> timedelta | None:
+    """How far back tonight's night would read (``night.since`` before the first night): a
+    preview without ``since`` shows what a night would read, not every session however old."""
+    from skillopt_sleep.engine import ProjectState, load_config
+    from skillopt_sleep.engine.gather import window
+
+    return window(ProjectState(root), load_config(root), datetime.now(timezone.utc))
 
 
 def register(ctx: ToolContext) -> None:
@@ -49,7 +59,8 @@ def register(ctx: ToolContext) -> None:
         from skillopt_sleep.engine import preview_sessions
 
         root = ctx.project_of(project, roots)
-        result = preview_sessions(root, sources=sources, since=since, index_dir=_index(root))
+        window = since or _night_window(root)
+        result = preview_sessions(root, sources=sources, since=window, index_dir=_index(root))
         per_harness = {
             name: {
                 "sessions": s.sessions,
@@ -70,7 +81,9 @@ def register(ctx: ToolContext) -> None:
         from skillopt_sleep.engine import preview_families
 
         root = ctx.project_of(project, roots)
-        mined = preview_families(root, sources=sources, index_dir=_index(root))
+        mined = preview_families(
+            root, sources=sources, since=_night_window(root), index_dir=_index(root)
+        )
         largest = sorted(mined.families, key=lambda f: -f.size)
         families = tuple(FamilyPreview.of(f) for f in largest[:limit])
         sessions = int(mined.stats.get("sessions", 0))

@@ -64,7 +64,8 @@ HarvestSince = Annotated[
     Field(
         max_length=32,
         description="Only sessions active in this window, such as 7d or 12h, among those new "
-        "since the last night (default: every new session, however old).",
+        "since the last night (default: the window a night would read, night.since back from "
+        "the first night).",
     ),
 ]
 MaxCalls = Annotated[

@@ -12,6 +12,8 @@ created ``<state>/projects/<key>/`` and an empty harvest index for a project wit
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -49,7 +51,7 @@ def test_since_and_format_say_what_they_do() -> None:
         assert "before the first night" in since and "does not replace" in since, since
     harvest = tools["harvest"].input_schema["properties"]["since"]["description"]
     assert "among those new since the last night" in harvest
-    assert "first night" not in harvest
+    assert "default: the window a night would read" in harvest
     report_format = tools["report"].input_schema["properties"]["format"]
     assert "md" in report_format["description"] and "json" in report_format["description"]
 
@@ -123,6 +125,32 @@ def test_a_nights_judge_advice_is_the_users_to_follow(tmp_path: Path) -> None:
     told = anyio.run(go)["report"]["message"]
     assert "none has a judge yet" in told and "(--judge)" not in told
     assert "`skillopt-sleep run --judge NAME` in a terminal" in told
+
+
+@pytest.mark.usefixtures("fake_scheduler")
+def test_without_since_harvest_and_mine_preview_what_a_night_would_read(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sessions last active a year ago are older than the default window (30d): a first night
+    reads none of them, so a preview that counted them all said more than a night would do."""
+    monkeypatch.delenv("SKILLOPT_SLEEP_NIGHT_SINCE")
+    year_ago = time.time() - 365 * 86400
+    for path in world.home.rglob("*"):
+        if path.is_file():
+            os.utime(path, (year_ago, year_ago))
+    where = {"project": str(world.webapp)}
+
+    async def go() -> list[Any]:
+        async with Client(build_server()) as client:
+            return [
+                await client.call_tool("harvest", where),
+                await client.call_tool("mine", where),
+                await client.call_tool("harvest", {**where, "since": "3650d"}),
+            ]
+
+    night, mined, asked = (r.structured_content for r in anyio.run(go))
+    assert night["sessions"] == 0 and mined["sessions"] == 0
+    assert asked["sessions"] > 0
 
 
 @pytest.mark.usefixtures("fake_scheduler")
