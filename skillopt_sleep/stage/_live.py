@@ -1,6 +1,6 @@
 """What the live files hold now, against what a proposal expects them to hold.
 
-Read only: adopt refuses a file that changed since staging (:func:`drifted`), rollback one that
+Read only: adopt refuses a file that changed since staging (:func:`drift`), rollback one that
 changed since the adopt wrote it (:func:`changed_since_adopt`: edited by hand, or adopted over by
 a later proposal), so neither silently replaces text nobody has reviewed.
 """
@@ -76,15 +76,15 @@ def _how(path: Path, now: bytes | None, staged_from: Path | None) -> str:
     return "edited"
 
 
-def changed_since_adopt(directory: Path, backup: Path, files: list[dict[str, Any]]) -> list[str]:
+def changed_since_adopt(
+    directory: Path, saved: list[bytes | None], files: list[dict[str, Any]]
+) -> list[str]:
     """Live files of the adopted proposal in ``directory`` whose text a rollback would lose:
-    neither what the adopt wrote nor what it replaced (its backup in ``backup``). A file
-    deleted since loses nothing: rollback puts the old one back."""
+    neither what the adopt wrote nor what it replaced (``saved``, its verified backups; None: it
+    made the file). A file deleted since loses nothing: rollback puts the old one back."""
     out = []
-    for index, entry in enumerate(files):
+    for entry, before in zip(files, saved, strict=True):
         live = read_live(Path(entry["live_path"]))
-        saved = backup / f"{index:02d}.orig"
-        before = saved.read_bytes() if saved.is_file() else None
         if live is not None and live not in (before, _adopted(directory, entry)):
             out.append(entry["live_path"])
     return out

@@ -3,7 +3,8 @@
 Each live file is replaced atomically (temp + rename), through its link when it is one, with
 the mode it had (a new one: the umask's, not the engine's private 0600). A write that fails is a
 StorageError saying what to make writable. :func:`restore` puts the files back as an adopt found
-them, byte for byte, from ``backups/<id>/NN.orig`` (stored once per content: .backup_store).
+them, byte for byte, from ``backups/<id>/NN.orig`` (stored once per content, and checked against
+the sha256 the adopt recorded before anything is written: .backup_store).
 """
 
 from __future__ import annotations
@@ -75,20 +76,17 @@ def missing_folders(files: list[dict[str, Any]]) -> list[str]:
 
 
 def restore(
-    backup: Path, files: list[dict[str, Any]], created_folders: list[str], action: str = "adopt"
+    saved: list[bytes | None],
+    files: list[dict[str, Any]],
+    created_folders: list[str],
+    action: str = "adopt",
 ) -> None:
-    """Put each live file back as the adopt found it: its backup, or no file when it had none;
-    then remove the folders the adopt created, deepest first, each only if empty. A file already
-    as it was is not written (a read-only folder an adopt failed on stays untouched)."""
-    for index, entry in enumerate(files):
-        live = Path(entry["live_path"])
-        saved = backup / f"{index:02d}.orig"
-        if saved.is_file():
-            before = saved.read_bytes()
-            if read_live(live) != before:
-                write_live(live, before, action)
-            continue
-        _remove_live(live, action)
+    """Put each live file back as the adopt found it: ``saved``, its backup (read and checked
+    by :func:`.backup_store.read_verified`, or what :func:`back_up` just saved), or no file
+    when it had none; then remove the folders the adopt created, deepest first, each only if
+    empty. A file already as it was is not written (a read-only folder an adopt failed on
+    stays untouched)."""
+    put_back(files, saved, action)
     for folder in sorted(created_folders, key=lambda f: len(Path(f).parts), reverse=True):
         with contextlib.suppress(OSError):  # not empty (or gone): it stays
             Path(folder).rmdir()
@@ -115,17 +113,18 @@ def put_back(files: list[dict[str, Any]], found: list[bytes | None], action: str
                 write_live(live, data, action)
 
 
-def back_up(backup: Path, files: list[dict[str, Any]]) -> None:
+def back_up(backup: Path, files: list[dict[str, Any]]) -> list[bytes | None]:
     """Save every live file as it is now, each content stored once (:mod:`.backup_store`);
     stale backups of an earlier, undone adopt go first, so a missing backup always means "no
-    file before this adopt"."""
+    file before this adopt". Returns what it saved (None: no file)."""
     make_private_dir(backup)
     for stale in backup.glob("*.orig"):
         stale.unlink()
-    for index, entry in enumerate(files):
-        live = read_live(Path(entry["live_path"]))
+    saved = [read_live(Path(entry["live_path"])) for entry in files]
+    for index, live in enumerate(saved):
         if live is not None:
             backup_store.keep(backup.parent, backup / f"{index:02d}.orig", live)
+    return saved
 
 
 def keep_changed(backup: Path, files: list[dict[str, Any]], changed: list[str]) -> None:

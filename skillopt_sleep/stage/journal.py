@@ -5,7 +5,9 @@ An adopt or rollback appends "begin" before its first live write and "done" afte
 (the manifest's new state) and book-keeping. A "begin" without "done" is an interrupted one:
 :func:`recover` undoes an adopt (the backups back, byte for byte) and finishes a rollback; one
 whose manifest already says it finished only lost its record (or, for a rollback, the refusal
-of its edits), which recover completes.
+of its edits), which recover completes. Recovery restores only backups that are what the adopt
+saved (its "begin" records their sha256); one whose backup is damaged is given up, like one
+whose proposal is, with the way out (nothing is written).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 
 from skillopt_core.errors import DriftError, StorageError
 from skillopt_sleep.engine.state import UNTOUCHED, ProjectState, append_line, read_lines
-from skillopt_sleep.stage import retention
+from skillopt_sleep.stage import backup_store, retention
 from skillopt_sleep.stage._live_writes import remove_temp_files, restore
 from skillopt_sleep.stage.proposal import load_manifest, set_state
 from skillopt_sleep.stage.refusal import ROLLED_BACK, refuse_edits
@@ -39,12 +41,13 @@ class Recovery:
     action: str  # the interrupted action: "adopt" | "rollback"
     repaired: bool  # True: only its "done" record was lost (the manifest says it finished)
     files: tuple[str, ...]
-    damaged: str = ""  # why its proposal could not be read: recover gave up on it
+    damaged: str = ""  # why its proposal (or a backup) could not be read: recover gave up on it
+    backup: bool = False  # a backup, not the proposal, is damaged
 
     @property
     def message(self) -> str:
         if self.damaged:
-            return _given_up(self.proposal, self.action, self.damaged)
+            return _given_up(self.proposal, self.action, self.damaged, backup=self.backup)
         if self.repaired and self.action == "rollback":
             return (
                 f"the rollback of {self.proposal} had finished; its edits are now in the "
@@ -63,10 +66,11 @@ class Recovery:
         return f"an interrupted rollback of {self.proposal} was finished: live files restored"
 
 
-def _given_up(proposal: str, action: str, why: str) -> str:
+def _given_up(proposal: str, action: str, why: str, *, backup: bool = False) -> str:
+    cause = why if backup else f"its proposal is damaged ({why})"
     return (
-        f"an interrupted {action} of {proposal} cannot be finished: its proposal is damaged "
-        f"({why}); the files it was writing may be part old, part new: compare them with the "
+        f"an interrupted {action} of {proposal} cannot be finished: {cause}; the files it "
+        "was writing may be part old, part new: compare them with the "
         f"backups in backups/{proposal} of the state directory, then `skillopt-sleep rollback "
         f"{proposal}` stops this message"
     )
@@ -99,10 +103,13 @@ def interrupted(state: ProjectState) -> list[str]:
     for record in _unfinished(state):
         proposal, action = str(record["proposal"]), str(record["action"])
         manifest, damaged = _manifest(state, proposal)
-        if manifest is None:
+        backup = False  # True: a backup it would restore (not its proposal) is why
+        if manifest is not None and manifest.get("state") != FINISHED.get(action):
+            damaged, backup = _damaged_backup(state, proposal, manifest), True
+        if manifest is None or damaged:
             out.append(
-                f"{_given_up(proposal, action, damaged)} (the next adopt, rollback or "
-                "night stops trying)"
+                f"{_given_up(proposal, action, damaged, backup=backup)} (the next adopt, "
+                "rollback or night stops trying)"
             )
             continue
         if manifest.get("state") == FINISHED.get(action):
@@ -124,19 +131,44 @@ def interrupted(state: ProjectState) -> list[str]:
     return out
 
 
+def _damaged_backup(state: ProjectState, proposal: str, manifest: dict[str, Any]) -> str:
+    """Why a backup the recovery of ``proposal`` would restore is damaged ("" when none is)."""
+    try:
+        backups(state, proposal, manifest["files"])
+    except backup_store.DamagedBackup as exc:
+        return exc.message
+    except StorageError:  # unreadable: recover says so and what to fix
+        pass
+    return ""
+
+
 def finish(state: ProjectState, record: dict[str, Any], **extra: Any) -> None:
     append_line(state.journal_path, {**record, "phase": "done", "at": now(), **extra})
+
+
+def _adopt_begin(state: ProjectState, proposal: str) -> dict[str, Any]:
+    """The journal "begin" of the last adopt of ``proposal`` ({} when there is none)."""
+    found: dict[str, Any] = {}
+    for record in read_lines(state.journal_path):
+        begin = record.get("action") == "adopt" and record.get("phase") == "begin"
+        if begin and record.get("proposal") == proposal:
+            found = record
+    return found
 
 
 def created_folders(state: ProjectState, proposal: str) -> list[str]:
     """The folders the last adopt of ``proposal`` created, as its journal "begin" lists them
     (none for an adopt journaled before they were listed: an empty folder left is harmless)."""
-    folders: object = []
-    for record in read_lines(state.journal_path):
-        begin = record.get("action") == "adopt" and record.get("phase") == "begin"
-        if begin and record.get("proposal") == proposal:
-            folders = record.get("created_folders", [])
+    folders = _adopt_begin(state, proposal).get("created_folders", [])
     return [f for f in folders if isinstance(f, str)] if isinstance(folders, list) else []
+
+
+def backups(state: ProjectState, proposal: str, files: list[dict[str, Any]]) -> list[bytes | None]:
+    """The backups of the last adopt of ``proposal``, checked against the sha256 its journal
+    "begin" recorded (:func:`~skillopt_sleep.stage.backup_store.read_verified`): what a
+    rollback or a recovery restores, read before either writes anything."""
+    recorded = _adopt_begin(state, proposal).get("backups")
+    return backup_store.read_verified(state.backup_dir(proposal), files, recorded)
 
 
 def cut_short(
@@ -178,9 +210,10 @@ def recover(state: ProjectState, *, give_up: str | None = None) -> list[Recovery
     """Undo any adopt and finish any rollback that was interrupted; say what it did. The temp
     files that killed writes left in the state directory go too
     (:meth:`~skillopt_sleep.engine.state.ProjectState.remove_temp_files`). One whose proposal
-    is deleted or damaged cannot be finished (which files, from which backups?): it stops no
-    command, and each says where its backups are until the user, having checked the files,
-    names it (``give_up``: ``rollback <id>``), which closes it in the journal."""
+    is deleted or damaged, or whose backups are, cannot be finished (which files, from which
+    backups?): it stops no command, and each says where its backups are until the user,
+    having checked the files, names it (``give_up``: ``rollback <id>``), which closes it in the
+    journal."""
     state.remove_temp_files()
     done = []
     for record in _unfinished(state):
@@ -195,9 +228,16 @@ def recover(state: ProjectState, *, give_up: str | None = None) -> list[Recovery
         files = manifest["files"]
         repaired = manifest.get("state") == FINISHED.get(action)
         if not repaired:
+            try:
+                saved = backups(state, proposal, files)  # checked before anything is written
+            except backup_store.DamagedBackup as exc:
+                if proposal == give_up:
+                    finish(state, record, recovered=False, given_up=exc.message)
+                done.append(Recovery(proposal, action, False, (), exc.message, backup=True))
+                continue
             for entry in files:
                 remove_temp_files(Path(entry["live_path"]))
-            restore(state.backup_dir(proposal), files, created_folders(state, proposal))
+            restore(saved, files, created_folders(state, proposal))
             set_state(directory, "pending" if action == "adopt" else "rolled back")
         if action == "rollback":  # its edits were refused only if the command got that far
             refuse_edits(state, proposal, ROLLED_BACK)

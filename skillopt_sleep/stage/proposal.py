@@ -249,17 +249,28 @@ def _manifest_shape_error(manifest: dict[str, Any]) -> str:
 
 def staged_bytes(directory: Path, entry: dict[str, Any]) -> bytes:
     """The proposed content of one file of the proposal in ``directory``; a staged file that
-    is missing or unreadable is a StorageError naming the way out (an adopt must not find that
-    out half way through its writes)."""
+    is missing, unreadable or not the bytes its manifest pins (``proposed_sha256``: cut short
+    or edited since staging) is a StorageError naming the way out (an adopt must not find that
+    out half way through its writes, nor write a damaged file over the user's)."""
     path = directory / str(entry.get("staged") or "(no staged file named)")
     try:
-        return path.read_bytes()
+        data = path.read_bytes()
     except OSError as exc:
-        raise StorageError(
-            f"proposal {directory.name} is damaged: cannot read {path} ({exc.strerror or exc})",
-            hint=f"reject it (`skillopt-sleep reject {directory.name}`); the next night stages a "
-            "new proposal",
-        ) from None
+        raise _damaged(directory, f"cannot read {path} ({exc.strerror or exc})") from None
+    pinned = entry.get("proposed_sha256")
+    if isinstance(pinned, str) and pinned and sha256(data) != pinned:
+        raise _damaged(
+            directory, f"{path} is not the file it staged (its sha256 is not the manifest's)"
+        )
+    return data
+
+
+def _damaged(directory: Path, why: str) -> StorageError:
+    return StorageError(
+        f"proposal {directory.name} is damaged: {why}",
+        hint=f"reject it (`skillopt-sleep reject {directory.name}`); the next night stages a "
+        "new proposal",
+    )
 
 
 def readable_manifest(directory: Path) -> dict[str, Any] | None:

@@ -1,12 +1,13 @@
 """Adopt, reject and roll back staged proposals: each a small transaction with a journal.
 
 adopt: refuse a live file that drifted since staging (unless forced; the refusal says how each
-changed) or that is not a regular file → read every staged file (one missing: the proposal is
-damaged, nothing is written) → back up every live file → journal "begin" → replace each file
-atomically (temp + rename) → mark the manifest "adopted" (the commit) → journal "done". A write
-that fails before the commit (the manifest's too) puts back the files already replaced at once,
-and the error says nothing was adopted; a process killed in between leaves a "begin" without
-"done", and the next transaction (or ``recover``) restores the backups byte for byte and removes
+changed) or that is not a regular file → read every staged file (one missing, or not the bytes
+its manifest pins: the proposal is damaged, nothing is written) → back up every live file →
+journal "begin" (with each backup's sha256) → replace each file atomically (temp + rename) →
+mark the manifest "adopted" (the commit) → journal "done". A write that fails before the commit
+(the manifest's too) puts back the files already replaced at once, and the error says nothing
+was adopted; a process killed in between leaves a "begin" without "done", and the next
+transaction (or ``recover``) restores the backups byte for byte (checked first) and removes
 the killed write's temp file, so live files are always either all old or all new. The manifest
 turns "adopted" only after the last file is replaced, so a "begin" whose "done" line was torn
 (or not written: a full disk after the commit fails no command) while the manifest says
@@ -17,12 +18,14 @@ outside the project and the user's skills (a proposal an older version staged, i
 naming no ``target``), or a new file whose path became a link out of them since staging, is
 refused unless forced. A new live file gets the mode any new file gets under the umask (0666 &
 ~umask), not the engine's private 0600.
-rollback: refuse a live file changed since the adopt wrote it (edited by hand, or adopted over by
-a later proposal) unless forced, which keeps its text as ``NN.at-rollback`` beside the backups
-and first rolls back each proposal adopted over it since (newest first);
-then restore the backups of an adopted proposal byte for byte; a file that had no backup did
-not exist before the adopt and is removed, and so is each folder the adopt made for such files
-(its journal "begin" lists them) once empty. A folder that was there before the adopt stays.
+rollback: read every backup and check it against the sha256 the adopt recorded (one damaged or
+missing: refused, nothing is written, whatever ``force`` says); refuse a live file changed since
+the adopt wrote it (edited by hand, or adopted over by a later proposal) unless
+forced, which keeps its text as ``NN.at-rollback`` beside the backups and first rolls back each
+proposal adopted over it since (newest first); then restore those checked backups byte for
+byte; a file that had no backup did not exist before the adopt and is removed, and so is each
+folder the adopt made for such files (its journal "begin" lists them) once empty. A folder that
+was there before the adopt stays.
 Like an adopt, a rollback whose write fails puts the live files back as it found them (nothing
 rolled back), and one killed is finished by the next transaction.
 reject: feed the proposal's edits to the rejected-edit buffer, then mark it rejected.
@@ -55,10 +58,12 @@ from skillopt_sleep.stage._live_writes import (
     write_live,
 )
 from skillopt_sleep.stage._live_writes import restore as _restore  # tests kill a rollback here
+from skillopt_sleep.stage.backup_store import DamagedBackup
 from skillopt_sleep.stage.journal import (
     FINISHED,
     Recovery,
     after_commit,
+    backups,
     created_folders,
     cut_short,
     finish,
@@ -66,7 +71,13 @@ from skillopt_sleep.stage.journal import (
     now,
     recover,
 )
-from skillopt_sleep.stage.proposal import load_manifest, require_pending, set_state, staged_bytes
+from skillopt_sleep.stage.proposal import (
+    load_manifest,
+    require_pending,
+    set_state,
+    sha256,
+    staged_bytes,
+)
 from skillopt_sleep.stage.refusal import REJECTED, ROLLED_BACK, refuse_edits, refuse_rolled_back
 
 __all__ = [
@@ -102,9 +113,9 @@ def adopt(
     if changed and not force:
         raise drift_error(directory.name, changed)
     files = manifest["files"]
-    proposed = [staged_bytes(directory, entry) for entry in files]  # all there, before any write
+    proposed = [staged_bytes(directory, entry) for entry in files]  # all intact, before any write
     backup = state.backup_dir(directory.name)
-    back_up(backup, files)
+    saved = back_up(backup, files)
     created = missing_folders(files)
     begin = {
         "action": "adopt",
@@ -112,6 +123,7 @@ def adopt(
         "proposal": directory.name,
         "at": now(),
         "created_folders": created,
+        "backups": [sha256(data) if data is not None else None for data in saved],
     }
     append_line(state.journal_path, begin)
     try:
@@ -119,7 +131,7 @@ def adopt(
             write_live(Path(entry["live_path"]), data)
         set_state(directory, "adopted", adopted_at=now())
     except StorageError as exc:
-        raise cut_short(state, begin, exc, lambda: _restore(backup, files, created)) from None
+        raise cut_short(state, begin, exc, lambda: _restore(saved, files, created)) from None
     after_commit(
         lambda: finish(state, begin),
         lambda: retention.after_adopt(state, directory),
@@ -143,7 +155,14 @@ def rollback(
     backup = state.backup_dir(directory.name)
     if not backup.is_dir():
         raise StorageError(f"the backups of {directory.name} are missing from {backup}")
-    changed = changed_since_adopt(directory, backup, manifest["files"])
+    try:  # checked before anything is written: a damaged one is no way back
+        saved = backups(state, directory.name, manifest["files"])
+    except DamagedBackup as exc:
+        raise StorageError(
+            f"{exc.message}; nothing was rolled back: the live files are as they were",
+            hint=exc.hint,
+        ) from None
+    changed = changed_since_adopt(directory, saved, manifest["files"])
     if changed and not force:
         raise changed_error(state, directory, changed)
     keep_changed(backup, manifest["files"], changed)
@@ -153,7 +172,7 @@ def rollback(
     begin = {"action": "rollback", "phase": "begin", "proposal": directory.name, "at": now()}
     append_line(state.journal_path, begin)
     try:
-        _restore(backup, files, created_folders(state, directory.name), "roll back")
+        _restore(saved, files, created_folders(state, directory.name), "roll back")
         set_state(directory, "rolled back", rolled_back_at=now())
     except StorageError as exc:
         raise cut_short(state, begin, exc, lambda: put_back(files, found, "roll back")) from None
