@@ -33,8 +33,15 @@ HEADERS: tuple[str, ...] = (
 )
 
 
-def summary(stats_by_harness: Mapping[str, HarvestStats], root: Path, *, stderr: bool) -> None:
-    """Print the summary on stdout (on stderr when stdout carries ``--json``)."""
+def summary(
+    stats_by_harness: Mapping[str, HarvestStats],
+    root: Path,
+    *,
+    stderr: bool,
+    notes: Sequence[str] = (),
+) -> None:
+    """Print the summary on stdout (on stderr when stdout carries ``--json``); ``notes`` (a
+    harness home that is no folder) follow the reasons things were skipped."""
     from skillopt_sleep.cli._plain_text import plain_width
     from skillopt_sleep.cli._render import missing_project_note
 
@@ -59,6 +66,7 @@ def summary(stats_by_harness: Mapping[str, HarvestStats], root: Path, *, stderr:
         )
         if reasons
     ]
+    details += notes
     note = missing_project_note(root, sum(s.sessions for s in stats_by_harness.values()))
     stream = sys.stderr if stderr else sys.stdout
     width = plain_width(stream)

@@ -51,11 +51,13 @@ def harvest(
 ) -> None:
     """The command, once its options are parsed and ``source`` checked (the harness names)."""
     from skillopt_sleep.cli._harvest_summary import summary
+    from skillopt_sleep.harvest import missing_home_notes
 
     root = project_root(project)
-    homes = harness_homes(claude_home, codex_home, copilot_home, vscode_home)
+    given = harness_homes(claude_home, codex_home, copilot_home, vscode_home)
     with exits_on_error():
-        homes = configured_homes(root, homes)
+        homes, origin = configured_homes(root, given)
+        notes = missing_home_notes(source, homes, origin)
         _harvest(
             root,
             tuple(source),
@@ -66,25 +68,36 @@ def harvest(
             commit=commit,
             as_json=as_json,
             output=output,
-            report=lambda stats: summary(stats, root, stderr=as_json),
+            report=lambda stats: summary(stats, root, stderr=as_json, notes=notes),
         )
 
 
-def configured_homes(root: Path, given: dict[str, Path]) -> dict[str, Path]:
+def configured_homes(
+    root: Path, given: dict[str, Path]
+) -> tuple[dict[str, Path], Callable[[str], str]]:
     """The harness homes a night of ``root`` reads (``[homes]`` in a config file, or
     ``SKILLOPT_SLEEP_HOMES_*``), under the ones given as flags: a harvest read other folders
-    than the night whose index it advances. The config is loaded only when a file or a variable
-    could hold one (loading it costs a tenth of a second of start-up)."""
+    than the night whose index it advances; and where each was set (its flag, variable or
+    file). The config is loaded only when a file or a variable could hold one (loading it costs
+    a tenth of a second of start-up)."""
     from skillopt_sleep.paths import project_config_path, user_config_path
+
+    def flag(name: str) -> str:
+        return f"--{name}-home"
 
     may = any(name.startswith("SKILLOPT_SLEEP_") for name in os.environ) or any(
         path.is_file() for path in (user_config_path(), project_config_path(root))
     )
     if not may:
-        return given
+        return given, flag
     from skillopt_sleep.engine import load_config
 
-    return {**load_config(root).homes, **given}
+    config = load_config(root)
+
+    def origin(name: str) -> str:
+        return flag(name) if name in given else config.home_origin(name)
+
+    return {**config.homes, **given}, origin
 
 
 def unknown_source(source: Sequence[str]) -> str | None:
@@ -110,12 +123,11 @@ def _harvest(
     """Stream the run's sessions to the sinks, close them durably, ``report`` the stats, then
     (maybe) commit: output that could not be written (a full disk, a closed pipe) leaves the
     index where it was, so the next run delivers the same sessions again."""
-    from skillopt_sleep.harvest import HarvestRun, open_index
+    from skillopt_sleep.harvest import HarvestRun, held_for, index_location, open_index
 
     with contextlib.ExitStack() as stack:
+        stack.enter_context(held_for(index_location(root, state_dir), commit))
         index = stack.enter_context(open_index(root, state_dir))
-        if commit:
-            stack.enter_context(index.locked())
         sinks = []
         if output is not None or as_json:
             from skillopt_sleep.harvest._output import JsonSink

@@ -73,6 +73,29 @@ def project_dir(project: Path | None) -> Path:
     return root
 
 
+def night_project(project: Path | None) -> Path:
+    """The project a night runs on (:func:`project_dir`), never a folder that holds the user's
+    home (``~``, ``/home``, ``/``): its night would read the sessions of every project under it
+    and stage into the user-wide skill folders. The MCP server refuses such a project too."""
+    from skillopt_core.errors import UsageError
+    from skillopt_sleep._display import displayable
+
+    root = project_dir(project)
+    try:
+        resolved, home = root.resolve(), Path.home().resolve()
+    except (OSError, RuntimeError):  # no home to hold, or a path that cannot be resolved
+        return root
+    if resolved == home or resolved in home.parents:
+        raise UsageError(
+            displayable(
+                f"project {resolved} holds your home folder ({home}): a night there would "
+                "read the sessions of every project under it"
+            ),
+            hint="pass the repository's own folder with -p/--project, or run the command inside it",
+        )
+    return root
+
+
 def harness_homes(
     claude: Path | None, codex: Path | None, copilot: Path | None, vscode: Path | None
 ) -> dict[str, Path]:
@@ -87,8 +110,9 @@ def source_names(given: list[str] | str | None) -> list[str]:
     return [name.strip() for part in parts for name in part.split(",") if name.strip()]
 
 
-def checked_since(since: str | None) -> None:
-    """``--since`` as a usage error (exit 2) when it is not a usable window."""
+def checked_since(since: str | None, *, left_out: str = "") -> None:
+    """``--since`` as a usage error (exit 2) when it is not a usable window; ``left_out`` says
+    what leaving it out does for this command (``harvest``: no window; a night: night.since)."""
     import typer
 
     from skillopt_core.errors import UsageError
@@ -97,7 +121,8 @@ def checked_since(since: str | None) -> None:
     try:
         parse_since(since)
     except UsageError as exc:
-        raise typer.BadParameter(exc.message, param_hint="--since") from None
+        tail = f", or leave it out {left_out}" if left_out else ""
+        raise typer.BadParameter(exc.message + tail, param_hint="--since") from None
 
 
 def escape(text: str) -> str:

@@ -56,7 +56,7 @@ def _window(value: str | None) -> str | None:
     """``--since`` checked as `harvest` and `mine` check it: a usage error naming the option."""
     from skillopt_sleep.cli._options import checked_since
 
-    checked_since(value)
+    checked_since(value, left_out="for night.since of the config (30d unless set)")
     return value
 
 

@@ -90,5 +90,5 @@ def checked_sources(source: list[str], since: str | None) -> list[str]:
             f"unknown source {unknown!r}; choose from {', '.join(SOURCE_CHOICES)}",
             param_hint="'--source' / '-s'",
         )
-    checked_since(since)
+    checked_since(since, left_out="to read every session")
     return source_names(source)

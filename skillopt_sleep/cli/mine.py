@@ -104,6 +104,7 @@ def mine_command(
         checked_sources,  # the sources and window as harvest reads
     )
     from skillopt_sleep.engine import ProjectState, load_config, preview_families
+    from skillopt_sleep.harvest import missing_home_notes
     from skillopt_sleep.jsonable import dumps
     from skillopt_sleep.mine import MineConfig
 
@@ -140,9 +141,10 @@ def mine_command(
     if as_json:
         typer.echo(displayable_json(dumps(list(result.tasks), indent=2)))
     _table(console, result)
+    notes = missing_home_notes(sources, config.homes, config.home_origin)
     note = missing_project_note(root, int(result.stats.get("sessions", 0)))
-    if note:
-        console.print(escape(note), soft_wrap=True)
+    for said in [*notes, note] if note else notes:
+        console.print(escape(said), soft_wrap=True)
 
 
 def _table(console: Console, result: MineResult) -> None:

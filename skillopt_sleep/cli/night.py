@@ -13,7 +13,7 @@ import typer
 from skillopt_core.interrupts import sigterm_interrupts
 from skillopt_sleep._display import displayable
 from skillopt_sleep.cli._app import app
-from skillopt_sleep.cli._options import PROJECT, escape, project_dir, terminal
+from skillopt_sleep.cli._options import PROJECT, escape, night_project, project_dir, terminal
 from skillopt_sleep.cli._profile import with_profile
 from skillopt_sleep.cli._run import emit_json, fail, handle_errors, load, progress_bar
 
@@ -24,7 +24,7 @@ PROPOSAL = typer.Argument(None, help="Proposal id (a night id; default: the late
 def _run(project: Path | None, dry_run: bool, as_json: bool, flags: dict[str, Any]) -> None:
     from skillopt_sleep.engine import run_night
 
-    root = project_dir(project)
+    root = night_project(project)
     config = load(root, flags)
     with sigterm_interrupts(), progress_bar(not as_json) as progress:
         report = run_night(root, config, dry_run=dry_run, progress=progress)

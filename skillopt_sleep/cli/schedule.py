@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from skillopt_sleep.cli._app import app
-from skillopt_sleep.cli._options import PROJECT, project_dir, project_root
+from skillopt_sleep.cli._options import PROJECT, night_project, project_root
 from skillopt_sleep.cli._profile import PROFILE, joined_sources, with_profile
 from skillopt_sleep.cli._run import emit_json, handle_errors
 
@@ -59,8 +59,9 @@ def _host() -> Host:
 
 
 def _project(project: Path | None) -> Path:
-    """The project to schedule, which must exist (the same error and fix as `run` gives)."""
-    return project_dir(project).resolve()
+    """The project to schedule, which must exist and hold no home folder (the same errors
+    and fixes as `run` gives)."""
+    return night_project(project).resolve()
 
 
 def _at(at: str | None) -> DailyTime | None:

@@ -105,6 +105,23 @@ class SleepConfig:
     def homes(self) -> dict[str, Path]:
         return {k: Path(v).expanduser() for k, v in self.settings.homes.model_dump().items() if v}
 
+    def home_origin(self, name: str) -> str:
+        """Where ``homes.<name>`` was set, as the user would look for it: the flag, the
+        environment variable, or the key in its file."""
+        source = self.sources.get(f"homes.{name}", "default")
+        if source == "flag":
+            return f"--{name}-home"
+        if source.startswith("env "):
+            return source.removeprefix("env ")
+        return f"homes.{name} in {source}"
+
+    def missing_home_notes(self) -> list[str]:
+        """A note for each home set for a source of ``night.sources`` that is no folder (see
+        ``harvest.missing_home_notes``): a mistyped one reads nothing, silently otherwise."""
+        from skillopt_sleep.harvest import missing_home_notes
+
+        return missing_home_notes(self.night.sources, self.homes, self.home_origin)
+
     def flat(self) -> dict[str, Any]:
         """``{"section.key": value}`` for every setting (``config show``)."""
         out: dict[str, Any] = {}
@@ -178,7 +195,10 @@ def _check_night(night: NightSection, sources: Mapping[str, str]) -> None:
     try:
         parse_since(night.since)
     except UsageError as exc:
-        raise ConfigError(f"night.since ({sources.get('night.since', 'default')}): {exc}") from None
+        raise ConfigError(
+            f"night.since ({sources.get('night.since', 'default')}): {exc.message}",
+            hint=f"set a window nights can use, or leave it unset for {NightSection().since}",
+        ) from None
     registry = load_sources()
     known = sorted(set(registry.names()) | {registry.get(n).harness for n in registry})
     for name in night.sources:

@@ -74,11 +74,14 @@ def harvest(
     (:func:`window`, from the night's ``now``), taken from each session as the harvest streams it (``progress("harvest", files read, files to read)``). The
     index stays open on ``stack``, locked against a concurrent ``harvest --commit``, and
     uncommitted until the night is saved; a failed harvest rolls it back."""
-    from skillopt_sleep.harvest import HarvestRun, open_index
+    from skillopt_sleep.engine.records import NIGHT_COMMAND
+    from skillopt_sleep.harvest import HarvestRun, held_for, index_location, open_index
     from skillopt_sleep.mine.candidates import CandidateStream
 
+    # locked before it is opened: a `harvest --commit` may hold SQLite's write lock meanwhile
+    location = index_location(state.project, state.root)
+    stack.enter_context(held_for(location, commit=True, what=NIGHT_COMMAND))
     index = stack.enter_context(open_index(state.project, state.root))
-    stack.enter_context(index.locked())
     found = CandidateStream()
     files: dict[str, tuple[int, int]] = {}  # source -> (files read, files to read)
 

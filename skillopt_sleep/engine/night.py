@@ -145,7 +145,7 @@ class _Night:
         self.night_id = _night_id(started, state)
         self.timings: dict[str, float] = {}
         self.recovered: list[str] = []  # what undoing an interrupted adopt did, said in the report
-        self.notes: list[str] = []  # skill files left out for where they link to, said as well
+        self.notes: list[str] = []  # said after the message: missing homes, linked-out skills
         self.sessions = 0  # what a stopped night had read, spent and mined (record_stopped)
         self.roles: Roles | None = None
         self.mined: Any = None
@@ -176,16 +176,18 @@ class _Night:
             _restore_history(state, index)
         self._lap("harvest")
         sessions = self.sessions = harvested.sessions
+        missing = config.missing_home_notes()  # a mistyped home read nothing: say so first
         if not sessions:  # the index advances only when a night finishes
             report = reporting.quiet_night(
                 self._basics(0, None),
                 None,
                 "nothing new",
-                _nothing_new(config, first_night),
+                "; ".join([*missing, _nothing_new(config, first_night)]),
                 self.timings,
                 history=reporting.history(state),
             )
             return self._finish(report, index)
+        self.notes.extend(missing)
         roles, judge = open_night_roles(config)  # a dead backend fails before any work
         self.roles = roles
         self.tick("mine", 0, 1)
@@ -221,7 +223,7 @@ class _Night:
                 self.timings,
                 history=reporting.history(state),
             )
-            return self._finish(report, index)
+            return self._finish(reporting.with_notes(report, self.notes), index)
         routes = self._routes(mined)
         carry_all: dict[str, Any] = read_json(state.optimizer_path, {}) or {}
         runs = self._train(selection, routes, mined, roles, judge, carry_all)

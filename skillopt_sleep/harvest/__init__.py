@@ -9,11 +9,15 @@ only new files and appended bytes; it is committed only when ``commit`` is true.
 To deliver sessions somewhere before recording them (what ``skillopt-sleep harvest --commit``
 does), stream them and commit only after the delivery is safe::
 
-    with open_index(project) as index, index.locked():
+    with held_for(index_location(project), commit=True), open_index(project) as index:
         run = HarvestRun(project, None, "7d", index)
         for session in run:
             deliver(session)
         index.commit()  # a failed or killed delivery leaves the sessions for the next run
+
+The run lock is taken before the index is opened (:func:`held_for`): a night or another
+``harvest --commit`` turns a second run away at once, a read-only one included, since it may hold
+SQLite's write lock until it ends.
 """
 
 from __future__ import annotations
@@ -32,9 +36,36 @@ from skillopt_sleep.harvest._harvest import (
     run,
     session_ref,
 )
-from skillopt_sleep.harvest._index import HarvestIndex
-from skillopt_sleep.harvest._registry import SOURCES, Feed, HarvestConfig, Source, load_sources
+from skillopt_sleep.harvest._index import (
+    COMMIT_COMMAND,
+    INDEX_NAME,
+    HarvestIndex,
+    refuse_if_running,
+    run_lock,
+)
+from skillopt_sleep.harvest._registry import (
+    SOURCES,
+    Feed,
+    HarvestConfig,
+    Source,
+    load_sources,
+    missing_home_notes,
+    missing_homes,
+)
 from skillopt_sleep.harvest._stats import HarvestStats
+
+
+def index_location(
+    project: str | os.PathLike[str], state_dir: str | os.PathLike[str] | None = None
+) -> Path | None:
+    """Where :func:`open_index` keeps the project's index (None: a throwaway one in memory)."""
+    if str(state_dir) == ":memory:":
+        return None
+    if state_dir is None:
+        from skillopt_sleep.paths import project_state_dir
+
+        state_dir = project_state_dir(project)
+    return Path(state_dir) / INDEX_NAME
 
 
 def open_index(
@@ -42,17 +73,23 @@ def open_index(
 ) -> HarvestIndex:
     """The project's index: in ``state_dir`` if given (``":memory:"`` for a throwaway one), else in
     the project's state directory."""
-    if str(state_dir) == ":memory:":
-        return HarvestIndex(":memory:")
-    if state_dir is None:
-        from skillopt_sleep.paths import project_state_dir
-
-        state_dir = project_state_dir(project)
-    return HarvestIndex.for_state_dir(Path(state_dir))
+    location = index_location(project, state_dir)
+    return HarvestIndex(":memory:" if location is None else location)
 
 
-def _lock_if(index: HarvestIndex, commit: bool) -> contextlib.AbstractContextManager[None]:
-    return index.locked() if commit else contextlib.nullcontext()
+def held_for(
+    location: Path | None, commit: bool, what: str = COMMIT_COMMAND
+) -> contextlib.AbstractContextManager[None]:
+    """What a run of the index at ``location`` holds before it opens it: the run lock when it
+    commits (``BusyError`` at once if another run holds it); otherwise nothing, and a
+    ``BusyError`` naming the holder at once while a night or ``harvest --commit`` runs, rather
+    than waiting for its end (see :func:`refuse_if_running`)."""
+    if location is None:
+        return contextlib.nullcontext()
+    if commit:
+        return run_lock(location, what)
+    refuse_if_running(location)
+    return contextlib.nullcontext()
 
 
 def harvest(
@@ -71,32 +108,35 @@ def harvest(
     ``index``: an open :class:`HarvestIndex`, a state directory, or None for the project's own.
     ``homes``: per-harness home overrides, e.g. ``{"claude": "~/.claude"}``.
     With ``commit``, the index's run lock is held throughout (``BusyError`` if another committing
-    harvest holds it). Sessions are collected in memory; stream with :class:`HarvestRun` instead.
+    harvest or a night holds it); without, a ``BusyError`` at once while one does (an open
+    ``index`` given is not checked). Sessions are collected in memory; stream with
+    :class:`HarvestRun` instead.
     """
-    owned = not isinstance(index, HarvestIndex)
-    handle = index if isinstance(index, HarvestIndex) else open_index(project, index)
-    try:
-        with _lock_if(handle, commit):
-            try:
-                result = run(
-                    project,
-                    sources,
-                    since,
-                    handle,
-                    homes=homes,
-                    include_sidechains=include_sidechains,
-                    progress=progress,
-                    record=commit,
-                )
-            except BaseException:
-                handle.rollback()
-                raise
+    with contextlib.ExitStack() as stack:
+        if isinstance(index, HarvestIndex):
+            handle = index
             if commit:
-                handle.commit()
-            return result
-    finally:
-        if owned:
-            handle.close()
+                stack.enter_context(handle.locked())
+        else:
+            stack.enter_context(held_for(index_location(project, index), commit))
+            handle = stack.enter_context(open_index(project, index))
+        try:
+            result = run(
+                project,
+                sources,
+                since,
+                handle,
+                homes=homes,
+                include_sidechains=include_sidechains,
+                progress=progress,
+                record=commit,
+            )
+        except BaseException:
+            handle.rollback()
+            raise
+        if commit:
+            handle.commit()
+        return result
 
 
 __all__ = [
@@ -109,7 +149,11 @@ __all__ = [
     "HarvestStats",
     "Source",
     "harvest",
+    "held_for",
+    "index_location",
     "load_sources",
+    "missing_home_notes",
+    "missing_homes",
     "open_index",
     "parse_since",
     "run",

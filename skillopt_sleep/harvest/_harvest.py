@@ -71,7 +71,9 @@ def parse_since(value: str | timedelta | None) -> timedelta | None:
         raise UsageError(f"not a duration: {value!r} (use e.g. 7d, 12h, 30m, 2w)")
     seconds = float(match.group(1)) * _UNITS[match.group(2).lower()]
     if seconds > MAX_WINDOW.total_seconds():
-        raise UsageError(f"--since {value} is longer than 200 years; leave it out for no window")
+        # what leaving it out means is the caller's to say: no window for `harvest`, the
+        # configured night.since for a night
+        raise UsageError(f"{value} is longer than 200 years; use at most {MAX_WINDOW.days}d")
     return timedelta(seconds=seconds)
 
 

@@ -54,16 +54,61 @@ from skillopt_sleep.harvest._index_schema import (
 from skillopt_sleep.harvest._lines import FileId
 from skillopt_sleep.harvest._reseal import is_current, reseal, reseal_index
 
-__all__ = ["BUSY_TIMEOUT_S", "INDEX_NAME", "Delivered", "FileRow", "HarvestIndex", "digest", "pack"]
+__all__ = [
+    "BUSY_TIMEOUT_S",
+    "INDEX_NAME",
+    "Delivered",
+    "FileRow",
+    "HarvestIndex",
+    "digest",
+    "pack",
+    "refuse_if_running",
+    "run_lock",
+]
 
 INDEX_NAME = "harvest-index.sqlite3"
 LOCK_DIR = ".harvest-lock"
 BUSY_TIMEOUT_S = 30.0  # a commit is one short transaction; readers wait for it this long
+COMMIT_COMMAND = "harvest --commit"  # how a committing harvest names itself in the run lock
 
 
 def _guarded(location: str) -> contextlib.AbstractContextManager[None]:
     return guarded(
         location, "the harvest index", f"delete {location} to re-read every transcript next run"
+    )
+
+
+@contextlib.contextmanager
+def run_lock(location: Path, what: str = COMMIT_COMMAND) -> Iterator[None]:
+    """Hold the run lock of the index at ``location`` (``BusyError`` at once if another run
+    holds it). Taken before the index is opened: a holder may keep SQLite's write lock for its
+    whole run, and opening would wait on it first."""
+    from skillopt_core.lock import exclusive
+    from skillopt_sleep.paths import private_dir, private_file
+
+    with _guarded(str(location)):
+        folder = private_dir(location.parent / LOCK_DIR)
+        private_file(folder / ".lock")  # the lock creates it 0644 otherwise
+    with exclusive(folder, what):
+        yield
+
+
+def refuse_if_running(location: Path) -> None:
+    """``BusyError`` naming the holder when another run holds the run lock of the index at
+    ``location``. A run that records (a night, ``harvest --commit``) keeps SQLite's write lock
+    from its first large write to its commit, up to the whole night, so a read-only harvest
+    would wait for all of it, silently; it is turned away at once instead, as a second night
+    is. Tests the lock and creates nothing."""
+    from skillopt_core.lock import held_by
+
+    held = held_by(location.parent / LOCK_DIR)
+    if held is None:
+        return
+    raise BusyError(
+        f"another {held.what} (pid {held.pid}) is using the harvest index {location}, "
+        "and may hold it until it ends",
+        hint="wait for it to finish (`skillopt-sleep status` shows a running night), then run "
+        "this again",
     )
 
 
@@ -150,20 +195,12 @@ class HarvestIndex:
             ).fetchall()
         return {key[len(prefix) :] for (key,) in rows}
 
-    @contextlib.contextmanager
-    def locked(self) -> Iterator[None]:
-        """Hold the index's run lock (``BusyError`` at once if another run holds it)."""
+    def locked(self, what: str = COMMIT_COMMAND) -> contextlib.AbstractContextManager[None]:
+        """Hold the index's run lock (``BusyError`` at once if another run holds it); ``what``
+        names this run to the runs it turns away."""
         if not isinstance(self.location, Path):
-            yield
-            return
-        from skillopt_core.lock import exclusive
-        from skillopt_sleep.paths import private_dir, private_file
-
-        with _guarded(self._where):
-            folder = private_dir(self.location.parent / LOCK_DIR)
-            private_file(folder / ".lock")  # the lock creates it 0644 otherwise
-        with exclusive(folder, "harvest --commit"):
-            yield
+            return contextlib.nullcontext()
+        return run_lock(self.location, what)
 
     # -- reads --------------------------------------------------------------------------------
 

@@ -96,10 +96,13 @@ def unpack(blob: bytes | None) -> FileState:
 
 
 def set_up(db: sqlite3.Connection, where: str) -> None:
-    """Make ``db`` hold this schema (see the module doc), in one transaction."""
+    """Make ``db`` hold this schema (see the module doc), in one transaction. A file another
+    run keeps locked is a ``sqlite3.OperationalError`` after the busy timeout, once (it used to
+    be waited out three times over)."""
+    current = schema_of(db) == SCHEMA_VERSION
     with contextlib.suppress(sqlite3.OperationalError):  # another connection keeps it WAL
         db.execute("PRAGMA journal_mode=TRUNCATE")
-    if schema_of(db) == SCHEMA_VERSION:
+    if current:
         return
     db.execute("BEGIN IMMEDIATE")
     try:
@@ -127,8 +130,12 @@ def set_up(db: sqlite3.Connection, where: str) -> None:
 
 
 def schema_of(db: sqlite3.Connection) -> str | None:
-    """The layout version the file holds; None for a fresh file (no meta yet)."""
-    with contextlib.suppress(sqlite3.OperationalError):
+    """The layout version the file holds; None for a fresh file (no meta yet). A locked file is
+    raised, never taken for a fresh one."""
+    try:
         row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-        return str(row[0]) if row else None
-    return None
+    except sqlite3.OperationalError as exc:
+        if "no such table" in str(exc):
+            return None
+        raise
+    return str(row[0]) if row else None

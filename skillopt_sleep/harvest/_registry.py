@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -147,3 +147,40 @@ def select(names: tuple[str, ...] | None) -> list[Source]:
     if unknown:
         registry.get(unknown[0])  # raises a helpful UnknownEntryError
     return picked
+
+
+def missing_homes(
+    names: Iterable[str] | None, homes: Mapping[str, str | os.PathLike[str]]
+) -> dict[str, Path]:
+    """The homes given for the sources ``names`` selects (as :func:`select`) that are no folder.
+    A harness's usual home that is absent is a harness not installed (nothing to say), but a
+    folder someone named and mistyped reads nothing, which looked like no session at all."""
+    chosen = {source.name for source in select(tuple(names) if names else None)}
+    out: dict[str, Path] = {}
+    for name, given in homes.items():
+        if name not in chosen or not str(given):
+            continue
+        path = Path(given).expanduser()
+        try:
+            if not path.is_dir():
+                out[name] = path
+        except OSError:  # there but unreadable: discovery reports it
+            continue
+    return out
+
+
+def missing_home_notes(
+    names: Iterable[str] | None,
+    homes: Mapping[str, str | os.PathLike[str]],
+    origin: Callable[[str], str],
+) -> list[str]:
+    """What to tell the user of each :func:`missing_homes`; ``origin(name)`` says where that
+    home was set (``--claude-home``, ``homes.claude in <file>``...)."""
+    notes = []
+    for name, path in missing_homes(names, homes).items():
+        what = "is not a folder" if path.exists() else "does not exist"
+        notes.append(
+            f"the {name} home {path} (set by {origin(name)}) {what}, so no {name} session was "
+            f"read: correct it, or leave it unset to read {name}'s usual place"
+        )
+    return notes
