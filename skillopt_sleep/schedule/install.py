@@ -37,7 +37,13 @@ from skillopt_sleep.schedule.record import (
     storage_error,
     write_record,
 )
-from skillopt_sleep.schedule.runner import Runner, ScheduleError, checked, run_command
+from skillopt_sleep.schedule.runner import (
+    ProgramMissing,
+    Runner,
+    ScheduleError,
+    checked,
+    run_command,
+)
 from skillopt_sleep.schedule.where import ScheduleFiles
 from skillopt_sleep.schedule.zone import LOCALTIME, scheduler_zone
 
@@ -173,7 +179,12 @@ def remove_schedule(project: str | os.PathLike[str], *, host: Host | None = None
     kind = record.kind if record is not None else host.kind
     key = record.key if record is not None else files.key
     artifacts = record.artifacts if record is not None else _default_artifacts(host, files)
-    removed = _remove(kind, key, artifacts, host)
+    try:
+        removed = _remove(kind, key, artifacts, host)
+    except ProgramMissing:
+        if record is not None:  # it was scheduled with it: the user should know it is gone
+            raise
+        removed = ()  # nothing recorded and no scheduler program: nothing of ours to remove
     delete_record(files.record)
     return Removal(kind, removed, record)
 

@@ -33,6 +33,10 @@ class ScheduleError(SkillOptError, RuntimeError):
         )
 
 
+class ProgramMissing(ScheduleError):
+    """The scheduler's program is not on this machine (so it holds no entry of ours either)."""
+
+
 @dataclass(frozen=True)
 class Completed:
     returncode: int
@@ -50,7 +54,7 @@ def run_command(argv: Sequence[str], stdin: str | None = None) -> Completed:
     try:
         done = subprocess.run(list(argv), input=data, capture_output=True, timeout=60, check=False)
     except FileNotFoundError:
-        raise ScheduleError(
+        raise ProgramMissing(
             f"{argv[0]} is not installed or not on PATH",
             hint="install it, or run `skillopt-sleep daemon` instead of an OS schedule",
         ) from None

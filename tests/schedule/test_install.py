@@ -135,3 +135,21 @@ def test_a_damaged_record_does_not_break_status(project: Path) -> None:
     files.record.write_text("{not json")
     info = schedule_info(project)
     assert info["installed"] is False and "damaged" in info["error"]
+
+
+def test_unscheduling_where_no_crontab_program_exists_finds_nothing_to_remove(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by a CLI probe: with nothing scheduled and no `crontab` installed, `unschedule`
+    failed (exit 1, "crontab is not installed") instead of finding nothing to remove."""
+    from skillopt_sleep.schedule.install import Host
+    from skillopt_sleep.schedule.runner import ScheduleError, run_command
+
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    linux = Host("linux", run_command, str(tmp_path), 0)
+    removal = remove_schedule(project, host=linux)
+    assert removal.removed == () and removal.record is None
+    with pytest.raises(ScheduleError, match="crontab is not installed"):
+        install_schedule(project, "03:17", host=linux)
