@@ -93,8 +93,9 @@ def rollback(project: PathLike, proposal: str | None = None, *, force: bool = Fa
         closed = [r for r in recovered if r.damaged and r.proposal == proposal]
         if closed:  # the user checked the files an unfinishable adopt or rollback left
             last = closed[-1]
+            part = "a backup of it" if last.backup else "its proposal"
             note = (
-                f"closed the interrupted {last.action} of {last.proposal}, whose proposal is damaged "
+                f"closed the interrupted {last.action} of {last.proposal}, as {part} is damaged "
                 f"({last.damaged}): the live files stay as they are now"
             )
             return AdoptResult(last.proposal, "rolled back", (), "", note)

@@ -34,6 +34,7 @@ def test_an_unfinishable_adopt_is_reported_until_the_user_closes_it(skill: Path)
 
     closed = rollback(project, GONE)
     assert closed.message.startswith(f"closed the interrupted adopt of {GONE}")
+    assert "as its proposal is damaged" in closed.message
     assert interrupted(project) == []
     assert [p.state for p in list_proposals(project)] == ["adopted"]  # OTHER untouched
     assert rollback(project).proposal == OTHER

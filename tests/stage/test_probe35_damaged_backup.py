@@ -136,6 +136,7 @@ def test_a_recovery_does_not_restore_a_damaged_backup(skills: list[Path], action
     assert len(interrupted(project)) == 1  # said until the user closes it
     closed = rollback(project, NIGHT)
     assert closed.message.startswith(f"closed the interrupted {action} of {NIGHT}")
+    assert "as a backup of it is damaged" in closed.message  # not "whose proposal is damaged"
     assert interrupted(project) == [] and _adopted(skills) == adopted
 
 
