@@ -13,27 +13,15 @@ from typer.testing import CliRunner
 
 from skillopt_core.errors import EXIT_ERROR
 from skillopt_sleep.cli import app
-from skillopt_sleep.engine import ProjectState, adopt, list_proposals, rollback
+from skillopt_sleep.engine import adopt, list_proposals, rollback
 from skillopt_sleep.engine.api import interrupted
-from skillopt_sleep.stage.proposal import FileChange, stage
-
-NIGHT = "20260101-010000"
+from tests.stage._two_skills import NIGHT, stage_two
+from tests.stage._two_skills import staged_file as _staged
 
 
 @pytest.fixture
 def skills(tmp_path: Path, old: bytes) -> list[Path]:
-    paths = [tmp_path / "proj" / ".claude" / "skills" / n / "SKILL.md" for n in ("a", "b")]
-    for path in paths:
-        path.parent.mkdir(parents=True)
-        path.write_bytes(old)
-    changes = [FileChange(p, "skill", old, f"{old.decode()}advice\n", 1) for p in paths]
-    stage(ProjectState(paths[0].parents[3]), NIGHT, changes, {})
-    return paths
-
-
-def _staged(skills: list[Path], index: int) -> Path:
-    directory = ProjectState(skills[0].parents[3]).proposal_dir(NIGHT)
-    return next((directory / "files").glob(f"{index:02d}-*SKILL.md"))
+    return stage_two(tmp_path, old)
 
 
 def test_a_missing_staged_file_is_refused_before_any_write(skills: list[Path], old: bytes) -> None:
