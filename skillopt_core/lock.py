@@ -77,6 +77,28 @@ def exclusive(directory: Path, what: str = "run", elsewhere: str = "") -> Iterat
         os.close(fd)
 
 
+@contextmanager
+def exclusive_waiting(
+    directory: Path, what: str, timeout: float, poll: float = 0.05
+) -> Iterator[None]:
+    """:func:`exclusive`, waiting up to ``timeout`` seconds for another holder to let go (for
+    locks held only for a short step); DirectoryLocked after that. Only taking the lock is
+    retried, never the block."""
+    deadline = time.monotonic() + timeout
+    while True:
+        held = contextlib.ExitStack()
+        try:
+            held.enter_context(exclusive(directory, what))
+        except DirectoryLocked:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(poll)
+            continue
+        with held:
+            yield
+        return
+
+
 def _lock_soon(fd: int) -> bool:
     """Take the lock, waiting up to :data:`PATIENCE_S` for a holder that only tests it."""
     give_up = time.monotonic() + PATIENCE_S

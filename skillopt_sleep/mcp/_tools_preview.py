@@ -7,6 +7,7 @@ No ``from __future__ import annotations``: the SDK reads the tools' annotations 
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from skillopt_sleep.engine.config import SleepConfig
 from skillopt_sleep.engine.records import Status
 from skillopt_sleep.mcp._context import ToolContext
 from skillopt_sleep.mcp.arguments import (
@@ -28,13 +29,13 @@ def _index(root: Path) -> str | None:
     return None if ProjectState(root).index_path.exists() else ":memory:"
 
 
-def _night_window(root: Path) -> timedelta | None:
+def _night_window(root: Path, config: SleepConfig) -> timedelta | None:
     """How far back tonight's night would read (``night.since`` before the first night): a
     preview without ``since`` shows what a night would read, not every session however old."""
-    from skillopt_sleep.engine import ProjectState, load_config
+    from skillopt_sleep.engine import ProjectState
     from skillopt_sleep.engine.gather import window
 
-    return window(ProjectState(root), load_config(root), datetime.now(timezone.utc))
+    return window(ProjectState(root), config, datetime.now(timezone.utc))
 
 
 def register(ctx: ToolContext) -> None:
@@ -56,11 +57,14 @@ def register(ctx: ToolContext) -> None:
         since: HarvestSince = None,
     ) -> HarvestView:
         """Preview the new sessions a night would read, per harness (the index is not advanced)."""
-        from skillopt_sleep.engine import preview_sessions
+        from skillopt_sleep.engine import load_config, preview_sessions
 
         root = ctx.project_of(project, roots)
-        window = since or _night_window(root)
-        result = preview_sessions(root, sources=sources, since=window, index_dir=_index(root))
+        config = load_config(root)
+        window = since or _night_window(root, config)
+        result = preview_sessions(
+            root, config, sources=sources, since=window, index_dir=_index(root)
+        )
         per_harness = {
             name: {
                 "sessions": s.sessions,
@@ -78,11 +82,13 @@ def register(ctx: ToolContext) -> None:
     ) -> MineView:
         """Preview the recurring task families in the new sessions, the largest first, with a
         few of their requests (nothing is replayed); `family_count` counts them all."""
-        from skillopt_sleep.engine import preview_families
+        from skillopt_sleep.engine import load_config, preview_families
 
         root = ctx.project_of(project, roots)
+        config = load_config(root)
+        window = _night_window(root, config)
         mined = preview_families(
-            root, sources=sources, since=_night_window(root), index_dir=_index(root)
+            root, config, sources=sources, since=window, index_dir=_index(root)
         )
         largest = sorted(mined.families, key=lambda f: -f.size)
         families = tuple(FamilyPreview.of(f) for f in largest[:limit])

@@ -26,10 +26,9 @@ import re
 import secrets
 import shutil
 import sys
-import time
 import traceback
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from functools import cache
@@ -38,7 +37,6 @@ from typing import Any, Literal
 
 from skillopt_core.errors import (
     EXIT_ERROR,
-    BusyError,
     SkillOptError,
     StorageError,
     exit_code_for,
@@ -170,52 +168,27 @@ def hold_lock(directory: Path) -> int:
     """Take the job's lock and return its descriptor: whoever holds it open is the night."""
     fd = os.open(directory / LOCK_FILE, os.O_RDWR | os.O_CREAT, PRIVATE_FILE_MODE)
     try:
-        _lock(fd)
+        if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+            import msvcrt
+
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         os.close(fd)
         raise
     return fd
 
 
-def _lock(fd: int) -> None:
-    """Lock ``fd`` at once, or OSError."""
-    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-        import msvcrt
-
-        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-    else:
-        import fcntl
-
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-
-
-@contextmanager
-def starting(project: Path) -> Iterator[None]:
+def starting(project: Path) -> AbstractContextManager[None]:
     """Held while a server checks that no night of ``project`` runs and creates its job, so that
     two servers starting one at once cannot both pass the check: the second waits (a start
     takes milliseconds) and then finds the first's job running."""
-    root = make_private_dir(jobs_root(project))
-    try:
-        fd = os.open(root / LOCK_FILE, os.O_RDWR | os.O_CREAT, PRIVATE_FILE_MODE)
-    except OSError as exc:
-        raise storage_error("use", root / LOCK_FILE, exc) from None
-    try:
-        give_up = time.monotonic() + START_WAIT_S
-        while True:
-            try:
-                _lock(fd)
-                break
-            except OSError:
-                if time.monotonic() >= give_up:
-                    raise BusyError(
-                        f"another server has been starting a night for {project} for "
-                        f"{START_WAIT_S:.0f} s",
-                        hint="call night_status for the project, then start the night again",
-                    ) from None
-                time.sleep(0.01)
-        yield
-    finally:
-        os.close(fd)
+    from skillopt_core.lock import exclusive_waiting
+
+    return exclusive_waiting(jobs_root(project), "start of a night", START_WAIT_S, 0.01)
 
 
 def lock_holder(directory: Path) -> str | None:

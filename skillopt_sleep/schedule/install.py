@@ -18,7 +18,6 @@ import os
 import shlex
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -218,19 +217,13 @@ def crontab_lock(timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
     """Hold our crontab lock (``<state>/schedule/.lock``) around a read-modify-write of the
     crontab, waiting up to ``timeout`` seconds for another ``schedule``/``unschedule`` of ours:
     two at once would each write back the crontab they read and lose the other's block."""
-    from skillopt_core.lock import DirectoryLocked, exclusive
+    from skillopt_core.lock import exclusive_waiting
     from skillopt_sleep.paths import state_dir
 
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            with exclusive(state_dir() / "schedule", "schedule (crontab update)"):
-                yield
-            return
-        except DirectoryLocked:
-            if time.monotonic() >= deadline:
-                raise
-            time.sleep(LOCK_POLL)
+    with exclusive_waiting(
+        state_dir() / "schedule", "schedule (crontab update)", timeout, LOCK_POLL
+    ):
+        yield
 
 
 def _write_crontab(host: Host, text: str, key: str, present: bool) -> None:

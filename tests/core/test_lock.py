@@ -3,6 +3,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -120,3 +121,25 @@ def test_a_folder_the_lock_creates_is_private(tmp_path: Path) -> None:
     with exclusive(folder, "test"):
         pass
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+
+
+def test_a_waiting_holder_gets_the_lock_once_it_is_let_go_and_never_retries_its_block(
+    tmp_path: Path,
+) -> None:
+    proc = hold(tmp_path, "short step")
+    with (
+        pytest.raises(DirectoryLocked, match="short step"),
+        lock.exclusive_waiting(tmp_path, "waiter", timeout=0.2, poll=0.02),
+    ):
+        pass
+    threading.Timer(0.3, lambda: proc.communicate("\n")).start()
+    runs = []
+    with (
+        pytest.raises(DirectoryLocked, match="inner"),
+        lock.exclusive_waiting(tmp_path, "waiter", timeout=10, poll=0.02),
+    ):
+        runs.append(1)
+        raise DirectoryLocked("inner")  # from the block: not a reason to take it again
+    assert runs == [1]
+    with exclusive(tmp_path, "after"):  # and it was let go
+        pass
