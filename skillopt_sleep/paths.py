@@ -110,6 +110,17 @@ def _earlier_key(projects: Path, digest: str, resolved: str) -> str | None:
     return None
 
 
+def home_held_by(folder: Path) -> Path | None:
+    """The user's home folder when ``folder`` is it or holds it (``~``, ``/home``, ``/``), else
+    None. A night in such a folder would read the sessions of every project under it and stage
+    into the user-wide skill folders, so no night runs there."""
+    try:
+        resolved, home = folder.resolve(), Path.home().resolve()
+    except (OSError, RuntimeError):  # no home to hold, or a path that cannot be resolved
+        return None
+    return home if resolved == home or resolved in home.parents else None
+
+
 def project_state_dir(project: str | os.PathLike[str]) -> Path:
     return state_dir() / "projects" / project_key(project)
 

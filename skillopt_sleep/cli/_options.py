@@ -79,17 +79,15 @@ def night_project(project: Path | None) -> Path:
     and stage into the user-wide skill folders. The MCP server refuses such a project too."""
     from skillopt_core.errors import UsageError
     from skillopt_sleep._display import displayable
+    from skillopt_sleep.paths import home_held_by
 
     root = project_dir(project)
-    try:
-        resolved, home = root.resolve(), Path.home().resolve()
-    except (OSError, RuntimeError):  # no home to hold, or a path that cannot be resolved
-        return root
-    if resolved == home or resolved in home.parents:
+    home = home_held_by(root)
+    if home is not None:
         raise UsageError(
             displayable(
-                f"project {resolved} holds your home folder ({home}): a night there would "
-                "read the sessions of every project under it"
+                f"project {root.resolve()} holds your home folder ({home}): a night there "
+                "would read the sessions of every project under it"
             ),
             hint="pass the repository's own folder with -p/--project, or run the command inside it",
         )

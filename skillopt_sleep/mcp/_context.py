@@ -46,10 +46,13 @@ class ToolContext:
         arguments = {t.name: set(t.parameters.get("properties") or ()) for t in self.tools}
         return for_model(text, arguments)
 
-    def project_of(self, project: str | None, roots: ListRootsResult | None) -> Path:
-        """The call's ``project``, else the client's first root, else the server's --project."""
+    def project_of(
+        self, project: str | None, roots: ListRootsResult | None, night: bool = False
+    ) -> Path:
+        """The call's ``project``, else the client's first root, else the server's --project;
+        with ``night`` (the call starts one), never a folder that holds the home."""
         paths = root_paths(roots) if roots else ()
-        path = resolve_project(project, paths, self.default_project)
+        path = resolve_project(project, paths, self.default_project, night=night)
         self._last = path
         return path
 

@@ -61,7 +61,8 @@ def register(ctx: ToolContext) -> None:
         dry_run: bool,
         overrides: dict[str, Any],
     ) -> JobView:
-        return ctx.jobs.start(ctx.project_of(project, roots), overrides, dry_run=dry_run)
+        root = ctx.project_of(project, roots, night=True)
+        return ctx.jobs.start(root, overrides, dry_run=dry_run)
 
     @ctx.tool(STAGES)
     def dry_run(

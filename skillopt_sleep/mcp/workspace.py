@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from skillopt_core.errors import UsageError
+from skillopt_sleep.paths import home_held_by
 
 PROJECT_ENV = "SKILLOPT_SLEEP_PROJECT"
 SHOWN_CHARS = 200  # of a project path an error repeats (the argument can be megabytes)
@@ -57,14 +58,19 @@ def workspace(roots: Sequence[Path] = (), default: Path | None = None) -> list[P
 
 
 def resolve_project(
-    project: str | None, roots: Sequence[Path] = (), default: Path | None = None
+    project: str | None,
+    roots: Sequence[Path] = (),
+    default: Path | None = None,
+    night: bool = False,
 ) -> Path:
     """The project directory for one call, or UsageError saying how to name one.
 
     The ``project`` argument is chosen by a model, which a prompt can steer: when the user's
     side declared the workspace (:func:`workspace`) it must be inside it, and it is never a
     folder that holds the user's home (``/``, ``/home``, ``~``), whose nights would read every
-    project's sessions."""
+    project's sessions. With ``night`` (the call starts one) neither is the declared workspace:
+    a client opened in the home folder, or ``mcp --project ~``, reads and lists as it is but
+    runs no night there, as the CLI's ``run`` does not."""
     bounds = workspace(roots, default)
     chosen: Path | None = None
     if project:
@@ -81,8 +87,9 @@ def resolve_project(
     if not chosen.is_dir():
         raise UsageError(f"project {_shown(chosen)} is not a directory")
     resolved = chosen.resolve()
+    if project or night:
+        _check_home(resolved, given=bool(project))
     if project:
-        _check_home(resolved)
         _check_inside(resolved, bounds, f"project {_shown(resolved)} is")
     return resolved
 
@@ -103,14 +110,23 @@ def _within(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def _check_home(resolved: Path) -> None:
-    """Refuse a ``project`` argument that holds the home folder."""
-    if _within(Path.home().resolve(), resolved):
-        raise UsageError(
-            f"project {_shown(resolved)} holds your home folder: a night there would read the "
-            "sessions of every project",
-            hint="pass the repository's own folder",
+def _check_home(resolved: Path, given: bool) -> None:
+    """Refuse a project that holds the home folder: ``given`` as the ``project`` argument, else
+    the declared workspace's."""
+    if home_held_by(resolved) is None:
+        return
+    if given:
+        hint = "pass the repository's own folder"
+    else:
+        hint = (
+            "open the repository's own folder in the client (its workspace root), or pass "
+            "project='/path/to/repo'"
         )
+    raise UsageError(
+        f"project {_shown(resolved)} holds your home folder: a night there would read the "
+        "sessions of every project",
+        hint=hint,
+    )
 
 
 def _check_inside(resolved: Path, workspace: Sequence[Path], what: str) -> None:
