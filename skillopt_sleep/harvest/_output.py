@@ -120,6 +120,7 @@ class JsonSink:
             return sys.stdout.buffer
         if _is_special(target):  # a device or a pipe: written as it is (no rename possible)
             return open(target, "wb")
+        _refuse_file_in_path(target.parent)
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
         self._final = target
@@ -176,6 +177,16 @@ class JsonSink:
         raise StorageError(
             f"could not write the sessions to {self._where}: {exc.strerror or exc}", hint=hint
         ) from None
+
+
+def _refuse_file_in_path(folder: Path) -> None:
+    """Name the file standing where ``folder`` or one of its parents should be: ``mkdir`` said
+    only "File exists" (or "Not a directory" deeper down), which reads like the output file."""
+    for part in (folder, *folder.parents):
+        if part.exists() or part.is_symlink():
+            if not part.is_dir():
+                raise NotADirectoryError(errno.ENOTDIR, f"{part} is a file, not a folder")
+            return
 
 
 def _is_special(path: Path) -> bool:

@@ -46,8 +46,11 @@ def test_an_unwritable_output_commits_nothing(tmp_path: Path) -> None:
     write_many(home, 2)
     blocker = tmp_path / "a-file"
     blocker.write_text("")
-    failed = sleep_cli(_harvest_args(home, state, "--commit", "-o", str(blocker / "out.json")))
-    assert failed.returncode == 1 and b"Traceback" not in failed.stderr
+    for output in (blocker / "out.json", blocker / "deeper" / "out.json"):
+        failed = sleep_cli(_harvest_args(home, state, "--commit", "-o", str(output)))
+        assert failed.returncode == 1 and b"Traceback" not in failed.stderr
+        said = failed.stderr.decode()
+        assert f"{blocker} is a file, not a folder" in said  # not mkdir's bare "File exists"
     assert _delivered(home, state) == 2
 
 
