@@ -170,7 +170,12 @@ def _merge(layers: list[Layer]) -> SleepConfig:
             problems.append(f"{dotted} ({sources.get(dotted, 'default')}): {error['msg']}")
         raise ConfigError("invalid configuration: " + "; ".join(problems)) from None
     if settings.train.lr_min > settings.train.lr_max:
-        raise ConfigError("train.lr_min must not exceed train.lr_max")
+        low, high = (sources.get(f"train.{k}", "default") for k in ("lr_min", "lr_max"))
+        raise ConfigError(
+            f"train.lr_min {settings.train.lr_min} ({low}) must not exceed train.lr_max "
+            f"{settings.train.lr_max} ({high})",
+            hint="lower lr_min or raise lr_max where they are set",
+        )
     _check_night(settings.night, sources)
     try:
         check_roles(settings.backends.options)

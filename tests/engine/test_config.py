@@ -120,6 +120,17 @@ def test_night_values_from_env_and_flags_are_checked_at_load(tmp_path: Path) -> 
     assert config.night.sources == ["vscode", "all"] and config.night.since == "2w"
 
 
+def test_lr_min_above_lr_max_names_where_each_was_set(tmp_path: Path) -> None:
+    """It said only "train.lr_min must not exceed train.lr_max", naming neither file nor value."""
+    path = _write(tmp_path / ".skillopt-sleep" / "config.toml", "[train]\nlr_min = 5\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(tmp_path, environ={"SKILLOPT_SLEEP_TRAIN_LR_MAX": "2"})
+    assert str(caught.value.message) == (
+        f"train.lr_min 5 ({path}) must not exceed train.lr_max 2 (env SKILLOPT_SLEEP_TRAIN_LR_MAX)"
+    )
+    assert caught.value.hint
+
+
 def test_with_overrides_keeps_provenance(tmp_path: Path) -> None:
     config = load_config(tmp_path, environ={}).with_overrides({"backends.target": "claude-cli"})
     assert config.backends.target == "claude-cli" and config.sources["backends.target"] == "flag"
