@@ -15,6 +15,7 @@ in-process. A worker inherits the parent's configured state (the redactor, the r
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import os
 import pickle
@@ -34,6 +35,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 _HEADER = struct.Struct("<Q?")  # payload length, ok
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
 _PIPE_BYTES = 1 << 20  # how far a worker may run ahead of the consumer (Linux; else the default)
 
 
@@ -170,14 +172,36 @@ def _fork(work: Callable[[T], R], batches: list[Sequence[T]], others: list[_Work
     orders_in, orders_out = os.pipe()
     results_in, results_out = os.pipe()
     _widen(results_out)
+    parent, set_death_signal = os.getpid(), _death_signal_setter()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child never returns (coverage cannot see it)
+        if set_death_signal is not None:
+            set_death_signal()
+        if os.getppid() != parent:  # the parent died before the death signal was set
+            os._exit(1)
         for fd in (orders_out, results_in, *(f for w in others for f in (w.orders, w.results))):
             os.close(fd)
         _child(work, batches, orders_in, results_out)
     os.close(orders_in)
     os.close(results_out)
     return _Worker(pid, orders_out, results_in)
+
+
+@functools.cache
+def _death_signal_setter() -> Callable[[], None] | None:
+    """Linux: a call that has the kernel SIGKILL this process when its parent dies. A worker
+    shares the parent's open files, so its locks too (the project's, the index's): killed with
+    it, the worker no longer holds them for the rest of its batch (seconds of MiniLM encoding)
+    after a night is SIGKILLed. Loaded in the parent, once; None elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (ImportError, OSError, AttributeError):
+        return None
+    return lambda: prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def _read(fd: int, size: int) -> bytes:

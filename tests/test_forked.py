@@ -186,3 +186,52 @@ def test_a_worker_that_dies_between_batches_is_a_worker_error() -> None:
     for _ in range(5):
         with pytest.raises(_forked.WorkerError, match="exited"):
             list(_forked.ordered_map(_dies_after_its_first_batch, list(range(40)), 2, 1))
+
+
+_KILLED_PARENT = """
+import os, sys, time
+from skillopt_sleep import _forked
+
+def slow(n):
+    if os.getpid() != PARENT:
+        print(os.getpid(), flush=True)  # a worker says who it is, then works a long batch
+    time.sleep(60)
+    return n
+
+PARENT = os.getpid()
+list(_forked.ordered_map(slow, list(range(8)), workers=2, batch=1))
+"""
+
+
+def _gone(pid: int) -> bool:
+    """Ended (a zombie no one reaped counts: it runs nothing and holds no file)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="the death signal is Linux's")
+def test_a_worker_dies_with_its_killed_parent() -> None:
+    """A SIGKILLed night's worker ran on to the end of its batch, holding the night's inherited
+    locks (the project's: a rerun exited 5 naming the dead night). Failed before: it ran 60 s."""
+    import signal
+    import subprocess
+    import sys
+
+    parent = subprocess.Popen(
+        [sys.executable, "-c", _KILLED_PARENT], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert parent.stdout is not None
+        worker = int(parent.stdout.readline())
+    finally:
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+    deadline = time.monotonic() + 10
+    while not _gone(worker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if not _gone(worker):
+        os.kill(worker, signal.SIGKILL)
+        pytest.fail("the worker outlived its SIGKILLed parent")
