@@ -32,20 +32,32 @@ def tuned(tmp: str, name: str, *flags: str, threshold: float | None = None) -> E
         check=True,
         stdout=subprocess.DEVNULL,
     )
-    model = create_embedder("minilm-numpy", model=str(out))
+    return at_operating_point(str(out), threshold)
+
+
+def at_operating_point(model_dir: str, threshold: float | None = None) -> Embedder:
+    """The numpy embedder of a model directory (MiniLM's or MPNet's, by its config), at the
+    shipped operating point or at ``threshold``."""
+    import json
+
+    kind = json.loads((Path(model_dir) / "config.json").read_text())["model_type"]
+    model = create_embedder("mpnet" if kind == "mpnet" else "minilm-numpy", model=model_dir)
     model.default_threshold = threshold or minilm_numpy.SHIPPED_THRESHOLD  # type: ignore[misc]
     model.leftovers = minilm_numpy.SHIPPED_LEFTOVERS  # type: ignore[attr-defined]
     return model
 
 
 def crossfit(draws: int, recipe: str = "", threshold: float | None = None) -> None:
-    """Set A by halves of its families: the original MiniLM against MiniLM fine-tuned (by the
-    shipped recipe changed by the ``recipe`` switches, e.g. ``--freeze 3``) on the *other* half,
-    so every figure of the fine-tuned model is on families it never saw. Trains twice."""
+    """Set A by halves of its families: the original model against it fine-tuned (by the
+    shipped recipe changed by the ``recipe`` switches, e.g. ``--freeze 3``; MiniLM, or the
+    MPNet of ``--model-dir``) on the *other* half, so every figure of the fine-tuned model is on
+    families it never saw. Trains twice."""
     from scripts.finetune_minilm import half_of, labelled_rows
 
     rows = labelled_rows()
     flags = shlex.split(recipe)
+    source = flags[flags.index("--model-dir") + 1] if "--model-dir" in flags else ""
+    original = at_operating_point(source, threshold) if source else make_embedder("minilm-original")
     print("\n== set A cross-fitted: fine-tuned on one half of its families, scored on the other")
     print(
         f"recipe switches: {recipe or '(the shipped recipe)'}; threshold {threshold or 'shipped'}"
@@ -54,7 +66,7 @@ def crossfit(draws: int, recipe: str = "", threshold: float | None = None) -> No
         for half in (1, 2):
             model = tuned(tmp, f"half{half}", "--half", str(half), *flags, threshold=threshold)
             held = half_of(rows, 3 - half)
-            report(f"half {3 - half} original", make_embedder("minilm-original"), held, draws)
+            report(f"half {3 - half} original", original, held, draws)
             report(f"half {3 - half} tuned   ", model, held, draws)
 
 

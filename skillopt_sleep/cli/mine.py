@@ -59,7 +59,7 @@ def mine_command(
         None,
         "--embedder",
         "-e",
-        help="auto | minilm-numpy | minilm | static | tfidf | jaccard (default: mine.embedder in "
+        help="auto | mpnet | minilm-numpy | minilm | static | tfidf | jaccard (default: mine.embedder in "
         "the config, as a night mines).",
         show_default=False,
     ),

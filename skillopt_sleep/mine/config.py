@@ -12,7 +12,7 @@ from skillopt_sleep.records import Check, Task
 
 @dataclass(frozen=True)
 class MineConfig:
-    embedder: str = "auto"  # auto | minilm-numpy | minilm | static | tfidf | jaccard
+    embedder: str = "auto"  # auto | mpnet | minilm-numpy | minilm | static | tfidf | jaccard
     model: str = ""  # a local model directory (or cached model name) for minilm
     threshold: float | None = (
         None  # similarity to join a family; None = the embedder's tuned default

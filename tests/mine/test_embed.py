@@ -19,7 +19,7 @@ HAS_ST = importlib.util.find_spec("sentence_transformers") is not None
 
 
 def test_registry_names() -> None:
-    assert embedder_names() == ["jaccard", "minilm", "minilm-numpy", "static", "tfidf"]
+    assert embedder_names() == ["jaccard", "minilm", "minilm-numpy", "mpnet", "static", "tfidf"]
 
 
 @pytest.mark.parametrize("name", ["tfidf", "jaccard"])

@@ -9,6 +9,7 @@ import pytest
 from mine._labelled import json_from_child, partition, set_a_texts, unshuffle
 from skillopt_sleep.mine import cluster_requests
 from skillopt_sleep.mine.embed.minilm_numpy import encoder_dir
+from skillopt_sleep.mine.embed.mpnet import mpnet_available
 from skillopt_sleep.mine.families import compared_text, label_families
 from skillopt_sleep.mine.masking import mask
 
@@ -68,6 +69,15 @@ def test_same_families_for_shuffled_input_tfidf() -> None:
         assert partition(unshuffle(shuffled, order)) == base
 
 
+@pytest.mark.skipif(not mpnet_available(), reason="skillopt-sleep-mpnet is not installed")
+def test_same_families_for_shuffled_input_mpnet() -> None:
+    texts = set_a_texts(ENV_SAMPLE)
+    base = partition(cluster_requests(texts, "mpnet"))
+    order = random.Random(1).sample(range(len(texts)), len(texts))
+    shuffled = cluster_requests([texts[i] for i in order], "mpnet")
+    assert partition(unshuffle(shuffled, order)) == base
+
+
 def test_same_families_for_shuffled_input_minilm(minilm) -> None:
     """Encoded once; the rows are permuted (token vectors depend on their own text only)."""
     texts = [compared_text(t) for t in set_a_texts(SAMPLE)]
@@ -98,6 +108,7 @@ def _labels_in(env_changes: dict[str, str | None], names: list[str]) -> dict[str
 def test_same_families_across_threads_and_blas_kernels(request: pytest.FixtureRequest) -> None:
     """OMP_NUM_THREADS 1 vs 2 and OPENBLAS_CORETYPE set vs unset give the same families."""
     names = ["tfidf"] + (["minilm-numpy"] if encoder_dir() is not None else [])
+    names += ["mpnet"] if mpnet_available() else []
     try:
         request.getfixturevalue("minilm")
         names.append("minilm")

@@ -11,6 +11,7 @@ import pytest
 from skillopt_sleep.harvest import harvest
 from skillopt_sleep.mine import Archive, MineConfig, mine
 from skillopt_sleep.mine.embed.minilm_numpy import encoder_dir
+from skillopt_sleep.mine.embed.mpnet import mpnet_available
 
 FIXTURES = Path(__file__).resolve().parents[1] / "data" / "transcripts"
 HOMES = {
@@ -18,7 +19,7 @@ HOMES = {
     "codex": FIXTURES / ".codex",
     "copilot": FIXTURES / ".copilot",
 }
-EMBEDDERS = ["tfidf", "static", "minilm", "minilm-numpy"]
+EMBEDDERS = ["tfidf", "static", "minilm", "minilm-numpy", "mpnet"]
 
 
 def _mine(project: str, embedder: str, tmp_path: Path):
@@ -30,6 +31,8 @@ def _mine(project: str, embedder: str, tmp_path: Path):
         )
     if embedder == "minilm-numpy" and encoder_dir() is None:
         pytest.skip("no packaged MiniLM model files")
+    if embedder == "mpnet" and not mpnet_available():
+        pytest.skip("skillopt-sleep-mpnet is not installed (the `embeddings` extra)")
     sessions = harvest(project, homes=HOMES, index=tmp_path / "state", commit=False).sessions
     with Archive(tmp_path / "archive.sqlite3") as archive:
         return mine(sessions, archive, MineConfig(embedder=embedder))

@@ -85,23 +85,29 @@ EMBEDDERS: Registry[EmbedderFactory] = Registry("embedder")
 
 
 def _load_builtin() -> None:
-    from skillopt_sleep.mine.embed import jaccard, minilm, minilm_numpy, static, tfidf  # noqa: F401
+    from skillopt_sleep.mine.embed import jaccard, minilm, minilm_numpy, mpnet, static, tfidf  # noqa: F401
 
 
 def create_embedder(name: str = "auto", *, model: str = "") -> Embedder:
     """Build an embedder by name; ``auto`` picks minilm-numpy (the shipped fine-tuned int8 model,
-    else an installed or configured float32 one), else minilm, else static, else tfidf.
+    else an installed or configured float32 one), else minilm, else static, else tfidf; a
+    configured MPNet model directory runs as mpnet. The packaged mpnet (the ``embeddings``
+    extra) is used only when named: on set B it found more of the families but mixed more tasks
+    in those it found (see ``mpnet``), and precision comes first.
 
     ``model`` is a local model directory (or a model name already in the local HF cache) for
-    minilm; it is ignored by the others.
+    minilm, minilm-numpy and mpnet; it is ignored by the others.
     """
     check_embedder_name(name)
     if name == "auto":
         from skillopt_sleep.mine.embed.minilm import minilm_available
         from skillopt_sleep.mine.embed.minilm_numpy import encoder_dir
+        from skillopt_sleep.mine.embed.mpnet import mpnet_available
         from skillopt_sleep.mine.embed.static import static_available
 
-        if encoder_dir(model) is not None:
+        if model and mpnet_available(model):  # a configured MPNet; the packaged one by name only
+            name = "mpnet"
+        elif encoder_dir(model) is not None:
             name = "minilm-numpy"
         elif minilm_available(model):
             name = "minilm"
@@ -112,7 +118,7 @@ def create_embedder(name: str = "auto", *, model: str = "") -> Embedder:
 
         require_minilm(model)  # before any work, not at the first encoding
     factory = EMBEDDERS.get(name)
-    return factory(model=model) if name.startswith("minilm") else factory()
+    return factory(model=model) if name.startswith(("minilm", "mpnet")) else factory()
 
 
 def embedder_names() -> list[str]:

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
@@ -32,6 +33,7 @@ from skillopt_sleep.mine.embed._int8 import SCALE_SUFFIX, dequantise
 
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for all-MiniLM-L6-v2
 BATCH = 32  # texts per padded batch (sorted by length, so padding stays small)
+EMBEDDINGS_FILE = "embeddings.safetensors"  # where a model too big for one file keeps them
 _DTYPES = {"F32": "<f4", "F16": "<f2", "I64": "<i8", "I32": "<i4", "I8": "i1"}
 
 
@@ -88,12 +90,12 @@ def _is_cjk(code: int) -> bool:
 class WordPiece:
     """The uncased BERT tokenizer (``BertTokenizer`` with ``do_lower_case=True``)."""
 
-    def __init__(self, vocab_file: Path) -> None:
+    def __init__(self, vocab_file: Path, cls: str = "[CLS]", sep: str = "[SEP]") -> None:
         words = vocab_file.read_text(encoding="utf-8").splitlines()
         self.vocab = {word: index for index, word in enumerate(words)}
         self.unk = self.vocab["[UNK]"]
-        self.cls = self.vocab["[CLS]"]
-        self.sep = self.vocab["[SEP]"]
+        self.cls = self.vocab[cls]
+        self.sep = self.vocab[sep]
 
     def _words(self, text: str) -> Iterator[str]:
         cleaned = []
@@ -181,6 +183,21 @@ class _Layer:
 class BertEncoder:
     """A BERT model directory's last hidden states, computed with numpy."""
 
+    position_offset: ClassVar[int] = 0  # the position embedding row of the first token
+    special_tokens: ClassVar[tuple[str, str]] = ("[CLS]", "[SEP]")
+    layer_names: ClassVar[
+        Mapping[str, str]
+    ] = {  # each layer's tensors, under ``encoder.layer.{i}.``
+        "q": "attention.self.query",
+        "k": "attention.self.key",
+        "v": "attention.self.value",
+        "o": "attention.output.dense",
+        "norm1": "attention.output.LayerNorm",
+        "up": "intermediate.dense",
+        "down": "output.dense",
+        "norm2": "output.LayerNorm",
+    }
+
     def __init__(self, model_dir: Path) -> None:
         try:
             self._build(model_dir)
@@ -192,7 +209,9 @@ class BertEncoder:
     def _build(self, model_dir: Path) -> None:
         config = json.loads((model_dir / "config.json").read_text())
         weights = load_safetensors(model_dir / "model.safetensors")
-        self.tokenizer = WordPiece(model_dir / "vocab.txt")
+        if (model_dir / EMBEDDINGS_FILE).is_file():
+            weights = {**weights, **load_safetensors(model_dir / EMBEDDINGS_FILE)}
+        self.tokenizer = WordPiece(model_dir / "vocab.txt", *self.special_tokens)
         self.heads = int(config["num_attention_heads"])
         self.eps = float(config.get("layer_norm_eps", 1e-12))
 
@@ -204,30 +223,40 @@ class BertEncoder:
 
         self.word = w("embeddings.word_embeddings.weight")
         self.position = w("embeddings.position_embeddings.weight")
-        self.token_type = w("embeddings.token_type_embeddings.weight")[0]
+        types = "embeddings.token_type_embeddings.weight"
+        self.token_type = w(types)[0] if types in weights else np.float32(0.0)
         self.norm = (w("embeddings.LayerNorm.weight"), w("embeddings.LayerNorm.bias"))
+        names = self.layer_names
         self.layers = []
         for i in range(int(config["num_hidden_layers"])):
             p = f"encoder.layer.{i}."
-            a = p + "attention."
+
+            def at(part: str, what: str, p: str = p) -> np.ndarray:
+                return w(f"{p}{names[part]}.{what}")
+
             self.layers.append(
                 _Layer(
-                    qkv=np.concatenate(
-                        [w(f"{a}self.{n}.weight").T for n in ("query", "key", "value")], axis=1
-                    ),
-                    qkv_bias=np.concatenate(
-                        [w(f"{a}self.{n}.bias") for n in ("query", "key", "value")]
-                    ),
-                    out=w(a + "output.dense.weight").T.copy(),
-                    out_bias=w(a + "output.dense.bias"),
-                    norm1=(w(a + "output.LayerNorm.weight"), w(a + "output.LayerNorm.bias")),
-                    up=w(p + "intermediate.dense.weight").T.copy(),
-                    up_bias=w(p + "intermediate.dense.bias"),
-                    down=w(p + "output.dense.weight").T.copy(),
-                    down_bias=w(p + "output.dense.bias"),
-                    norm2=(w(p + "output.LayerNorm.weight"), w(p + "output.LayerNorm.bias")),
+                    qkv=np.concatenate([at(n, "weight").T for n in ("q", "k", "v")], axis=1),
+                    qkv_bias=np.concatenate([at(n, "bias") for n in ("q", "k", "v")]),
+                    out=at("o", "weight").T.copy(),
+                    out_bias=at("o", "bias"),
+                    norm1=(at("norm1", "weight"), at("norm1", "bias")),
+                    up=at("up", "weight").T.copy(),
+                    up_bias=at("up", "bias"),
+                    down=at("down", "weight").T.copy(),
+                    down_bias=at("down", "bias"),
+                    norm2=(at("norm2", "weight"), at("norm2", "bias")),
                 )
             )
+        self._build_more(config, w)
+
+    def _build_more(self, config: dict[str, object], w: Callable[[str], np.ndarray]) -> None:
+        """What a variant of BERT loads besides (``_mpnet``: its relative position bias)."""
+
+    def position_bias(self, t: int) -> np.ndarray | float:
+        """What every layer adds to the attention scores of ``t`` tokens for their relative
+        positions: nothing for BERT (positions enter through the embeddings only)."""
+        return 0.0
 
     def token_vectors(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """Token ids (with ``[CLS]``/``[SEP]``) and their last hidden states (``t x d``)."""
@@ -268,11 +297,12 @@ class BertEncoder:
         for b, row in enumerate(ids):
             padded[b, : len(row)] = row
             mask[b, ..., : len(row)] = 0.0
-        x = self.word[padded] + self.position[:t] + self.token_type
+        x = self.word[padded] + self.position[self.position_offset :][:t] + self.token_type
         x = _layer_norm(x, *self.norm, self.eps)
         d = x.shape[-1]
         head = d // self.heads
         scale = np.float32(1.0 / np.sqrt(head))
+        mask = mask + self.position_bias(t)
         for layer in self.layers:
             qkv = x @ layer.qkv + layer.qkv_bias
             q, k, v = (
