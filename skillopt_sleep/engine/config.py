@@ -152,6 +152,10 @@ class SleepConfig:
                 from skillopt_sleep.mine.embed.minilm import require_minilm
 
                 require_minilm()
+            if self.mine.embedder == "mpnet":
+                from skillopt_sleep.mine.embed.mpnet import require_mpnet
+
+                require_mpnet()
 
 
 def _merge(layers: list[Layer]) -> SleepConfig:

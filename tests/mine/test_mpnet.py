@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from skillopt_core.errors import UsageError
 from skillopt_sleep.mine.embed import create_embedder
 from skillopt_sleep.mine.embed._bert import ModelFilesError
 from skillopt_sleep.mine.embed._mpnet import MPNetEncoder, relative_buckets
@@ -75,8 +76,11 @@ def test_a_configured_mpnet_directory_mines(tmp_path: Path) -> None:
     assert np.allclose(np.diag(sims), 1.0, atol=1e-2)
 
 
-def test_a_missing_model_is_an_error_that_names_the_extra(tmp_path: Path) -> None:
-    embedder = create_embedder("mpnet", model=str(tmp_path / "absent"))
+def test_a_missing_model_is_an_error_before_any_work(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="is no MPNet model directory"):
+        create_embedder("mpnet", model=str(tmp_path / "absent"))
+    embedder = create_embedder("mpnet", model=str(_tiny_model(tmp_path / "tiny")))
+    (tmp_path / "tiny" / "model.safetensors").unlink()  # gone after the check: still no download
     with pytest.raises(ModelFilesError, match="embeddings extra"):
         embedder.embed(["hello"])
 

@@ -117,6 +117,10 @@ def create_embedder(name: str = "auto", *, model: str = "") -> Embedder:
         from skillopt_sleep.mine.embed.minilm import require_minilm
 
         require_minilm(model)  # before any work, not at the first encoding
+    elif name == "mpnet":
+        from skillopt_sleep.mine.embed.mpnet import require_mpnet
+
+        require_mpnet(model)
     factory = EMBEDDERS.get(name)
     return factory(model=model) if name.startswith(("minilm", "mpnet")) else factory()
 

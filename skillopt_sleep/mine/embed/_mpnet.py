@@ -38,7 +38,7 @@ def relative_buckets(
         )
     large = exact + (scaled * (half - exact)).astype(np.int64)
     large = np.minimum(large, half - 1)
-    return found + np.where(n < exact, n, large)
+    return np.asarray(found + np.where(n < exact, n, large), dtype=np.int64)
 
 
 class MPNetEncoder(BertEncoder):

