@@ -67,17 +67,24 @@ def test_a_client_rooted_at_home_starts_no_night_there(
     assert _no_job(tmp_path)
 
 
+def _start(tool: str, root: Path | None = None, default: Path | None = None) -> Any:
+    """``tool`` called without ``project`` on a server told only ``default`` (its --project),
+    by a client whose workspace root is ``root``."""
+    roots = {"list_roots_callback": _rooted_at(root)} if root is not None else {}
+
+    async def go() -> Any:
+        server = build_server(default_project=default, jobs=Jobs(command=STARTING))
+        async with Client(server, **roots) as client:
+            return await client.call_tool(tool, {})
+
+    return anyio.run(go)
+
+
 def test_a_server_given_the_home_as_its_project_starts_no_night_there(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home = _home(tmp_path, monkeypatch)
-    jobs = Jobs(command=STARTING)
-
-    async def go() -> Any:
-        async with Client(build_server(default_project=home, jobs=jobs)) as client:
-            return await client.call_tool("run", {})
-
-    _refused(anyio.run(go), home)
+    _refused(_start("run", default=home), home)
     assert _no_job(tmp_path)
 
 
@@ -85,14 +92,6 @@ def test_a_repository_inside_the_home_still_gets_its_night(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home = _home(tmp_path, monkeypatch)
-    jobs = Jobs(command=STARTING)
-
-    async def go() -> Any:
-        async with Client(
-            build_server(jobs=jobs), list_roots_callback=_rooted_at(home / "repo")
-        ) as client:
-            return await client.call_tool("dry_run", {})
-
-    reply = anyio.run(go)
+    reply = _start("dry_run", root=home / "repo")
     assert not reply.is_error, reply.content
     assert reply.structured_content["project"] == str((home / "repo").resolve())

