@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -41,21 +41,29 @@ BATCHES_PER_MESSAGE = 2  # padded batches a worker sends back at once
 def numpy_model_dir(model: str = "") -> Path | None:
     """The model directory to run with numpy, or None when its files are not all there."""
     target = resolve_model(model)
-    if target is None:
-        return None
-    path = Path(target)
-    if not all((path / name).is_file() for name in REQUIRED):
+    return None if target is None else model_files(Path(target), "bert")
+
+
+def complete(path: Path) -> bool:
+    """``path`` holds every file the numpy encoders read (``REQUIRED``)."""
+    return all((path / name).is_file() for name in REQUIRED)
+
+
+def model_files(path: Path, model_type: str) -> Path | None:
+    """``path`` when it is a complete model directory whose ``config.json`` says ``model_type``
+    (``bert`` for MiniLM, ``mpnet``), else None."""
+    if not complete(path):
         return None
     try:
         config = json.loads((path / "config.json").read_text())
     except (OSError, ValueError):
         return None
-    return path if config.get("model_type") == "bert" else None
+    return path if config.get("model_type") == model_type else None
 
 
 def shipped_int8_dir() -> Path | None:
     """The int8 copy of the model shipped in this package (``scripts/build_minilm_int8.py``)."""
-    return SHIPPED if all((SHIPPED / name).is_file() for name in REQUIRED) else None
+    return SHIPPED if complete(SHIPPED) else None
 
 
 def shipped_version() -> str:
@@ -84,16 +92,26 @@ def encoder_dir(model: str = "") -> Path | None:
 
 class MiniLMNumpyEmbedder(MiniLMEmbedder):
     name = "minilm-numpy"
+    # what a missing model is called, and the way out (``_unavailable``)
+    default_model: ClassVar[str] = "the shipped model"
+    model_kind: ClassVar[str] = "a BERT model"
+    unavailable_hint: ClassVar[str] = (
+        "reinstall skillopt-sleep, configure a local BERT model directory, "
+        "or mine with `--embedder static`"
+    )
 
     def __init__(self, model: str = "") -> None:
         super().__init__(model)
-        found = encoder_dir(model)
+        self._operating_point(self.model_dir())
+
+    def _operating_point(self, found: Path | None) -> None:
+        """Threshold, second chances and cache key for the model in ``found``."""
         if found is not None and found == shipped_int8_dir():
             self.default_threshold = SHIPPED_THRESHOLD
             self.leftovers = SHIPPED_LEFTOVERS
             self.cache_key = f"minilm-numpy-tokens-v1:{shipped_version()}"
         else:
-            self.cache_key = f"minilm-numpy-tokens-v1:{model or PACKAGE}"
+            self.cache_key = f"minilm-numpy-tokens-v1:{self.model_ref or PACKAGE}"
 
     def model_dir(self) -> Path | None:
         """The directory of the model this embedder runs (``encoder_dir``), None if none."""
@@ -120,10 +138,9 @@ class MiniLMNumpyEmbedder(MiniLMEmbedder):
         from skillopt_sleep.mine.embed._bert import ModelFilesError
 
         return ModelFilesError(
-            f"minilm-numpy embedder unavailable: {self.model_ref or 'the shipped model'} "
-            "has no model.safetensors, config.json and vocab.txt of a BERT model",
-            hint="reinstall skillopt-sleep, configure a local BERT model directory, "
-            "or mine with `--embedder static`",
+            f"{self.name} embedder unavailable: {self.model_ref or self.default_model} "
+            f"has no model.safetensors, config.json and vocab.txt of {self.model_kind}",
+            hint=self.unavailable_hint,
         )
 
     def chunks(

